@@ -1,0 +1,178 @@
+package dev.larder;
+
+import dev.larder.internal.CacheConfig;
+import dev.larder.internal.NativeCache;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Configures and builds a cache. Every setting has a sensible default except the memory
+ * budget, which is required: {@link #maximumBytes(long)}. Each setter validates its argument
+ * and names it in the exception.
+ */
+public final class LarderBuilder<K, V> {
+    /** The smallest budget accepted: one page of records plus the index and metadata. */
+    public static final long MIN_MAXIMUM_BYTES = 64 * 1024;
+
+    private final Codec<K> keyCodec;
+    private final Codec<V> valueCodec;
+    private long maximumBytes = -1;
+    private long maximumEntries = -1;
+    private long expectedEntries = -1;
+    private long indexMemoryBudget = -1;
+    private long expireAfterWriteNanos = -1;
+    private long expireAfterAccessNanos = -1;
+    private int concurrencyLevel = -1;
+    private Ticker ticker = Ticker.system();
+    private RemovalListener<? super K, ? super V> removalListener;
+
+    LarderBuilder(Codec<K> keyCodec, Codec<V> valueCodec) {
+        this.keyCodec = Objects.requireNonNull(keyCodec, "keyCodec");
+        this.valueCodec = Objects.requireNonNull(valueCodec, "valueCodec");
+    }
+
+    /**
+     * The native memory budget in bytes: records, large values, the index and all metadata. The
+     * cache never holds more; when full it evicts. Required.
+     */
+    public LarderBuilder<K, V> maximumBytes(long bytes) {
+        if (bytes < MIN_MAXIMUM_BYTES) {
+            throw new IllegalArgumentException(
+                    "maximumBytes must be at least " + MIN_MAXIMUM_BYTES + " bytes, was " + bytes);
+        }
+        this.maximumBytes = bytes;
+        return this;
+    }
+
+    /** An upper bound on the number of entries, besides the byte budget. Optional. */
+    public LarderBuilder<K, V> maximumEntries(long entries) {
+        if (entries <= 0) {
+            throw new IllegalArgumentException("maximumEntries must be positive, was " + entries);
+        }
+        this.maximumEntries = entries;
+        return this;
+    }
+
+    /**
+     * How many entries the cache is expected to hold, to size the index up front and skip its
+     * growth steps. Optional; the index grows on its own either way.
+     */
+    public LarderBuilder<K, V> expectedEntries(long entries) {
+        if (entries <= 0) {
+            throw new IllegalArgumentException("expectedEntries must be positive, was " + entries);
+        }
+        this.expectedEntries = entries;
+        return this;
+    }
+
+    /**
+     * The memory to give the hash index, in bytes. With {@link #expectedEntries} (or {@link
+     * #maximumEntries}) it sets the index's load factor: more memory, shorter probes. Must leave
+     * a load factor between 0.5 and 0.95.
+     */
+    public LarderBuilder<K, V> indexMemoryBudget(long bytes) {
+        if (bytes <= 0) {
+            throw new IllegalArgumentException("indexMemoryBudget must be positive, was " + bytes);
+        }
+        this.indexMemoryBudget = bytes;
+        return this;
+    }
+
+    /** Entries expire this long after they were last written. */
+    public LarderBuilder<K, V> expireAfterWrite(Duration duration) {
+        this.expireAfterWriteNanos = positiveNanos("expireAfterWrite", duration);
+        return this;
+    }
+
+    /** Entries expire this long after they were last read or written. */
+    public LarderBuilder<K, V> expireAfterAccess(Duration duration) {
+        this.expireAfterAccessNanos = positiveNanos("expireAfterAccess", duration);
+        return this;
+    }
+
+    /**
+     * How many independent index shards writers spread over; a power of two is used. Default:
+     * scaled with the budget and the number of cores.
+     */
+    public LarderBuilder<K, V> concurrencyLevel(int shards) {
+        if (shards <= 0 || shards > (1 << 16)) {
+            throw new IllegalArgumentException("concurrencyLevel must be in [1, 65536], was " + shards);
+        }
+        this.concurrencyLevel = shards;
+        return this;
+    }
+
+    /** The time source for expiry; for tests. */
+    public LarderBuilder<K, V> ticker(Ticker ticker) {
+        this.ticker = Objects.requireNonNull(ticker, "ticker");
+        return this;
+    }
+
+    /** Told about every removal with its cause. */
+    public LarderBuilder<K, V> removalListener(RemovalListener<? super K, ? super V> listener) {
+        this.removalListener = Objects.requireNonNull(listener, "removalListener");
+        return this;
+    }
+
+    /** Builds the cache. */
+    public LarderCache<K, V> build() {
+        return NativeCache.create(config(), null);
+    }
+
+    /** Builds a loading cache backed by {@code loader}. */
+    public LoadingLarderCache<K, V> build(CacheLoader<? super K, V> loader) {
+        Objects.requireNonNull(loader, "loader");
+        return NativeCache.create(config(), loader);
+    }
+
+    private CacheConfig<K, V> config() {
+        if (maximumBytes < 0) {
+            throw new IllegalStateException("maximumBytes is required: call maximumBytes(bytes)");
+        }
+        if (expireAfterWriteNanos > 0 && expireAfterAccessNanos > 0) {
+            throw new IllegalStateException("set expireAfterWrite or expireAfterAccess, not both");
+        }
+        long sizingEntries = expectedEntries > 0 ? expectedEntries : maximumEntries;
+        if (indexMemoryBudget > 0) {
+            if (sizingEntries <= 0) {
+                throw new IllegalStateException(
+                        "indexMemoryBudget needs expectedEntries or maximumEntries to derive the load factor");
+            }
+            double load = sizingEntries * 8.0 / indexMemoryBudget;
+            if (load < 0.5 || load > 0.95) {
+                throw new IllegalStateException(String.format(
+                        "indexMemoryBudget of %d bytes gives a load factor of %.2f for %d entries;"
+                                + " it must give between 0.5 and 0.95 (%d to %d bytes)",
+                        indexMemoryBudget,
+                        load,
+                        sizingEntries,
+                        (long) Math.ceil(sizingEntries * 8 / 0.95),
+                        sizingEntries * 16));
+            }
+            if (indexMemoryBudget >= maximumBytes / 2) {
+                throw new IllegalStateException("indexMemoryBudget (" + indexMemoryBudget
+                        + ") must be less than half of maximumBytes (" + maximumBytes + ")");
+            }
+        }
+        return new CacheConfig<>(
+                keyCodec,
+                valueCodec,
+                maximumBytes,
+                maximumEntries,
+                sizingEntries,
+                indexMemoryBudget,
+                expireAfterWriteNanos,
+                expireAfterAccessNanos,
+                concurrencyLevel,
+                ticker,
+                removalListener);
+    }
+
+    private static long positiveNanos(String name, Duration duration) {
+        Objects.requireNonNull(duration, name);
+        if (duration.isNegative() || duration.isZero()) {
+            throw new IllegalArgumentException(name + " must be positive, was " + duration);
+        }
+        return duration.toNanos();
+    }
+}
