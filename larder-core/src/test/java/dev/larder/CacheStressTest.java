@@ -60,7 +60,7 @@ class CacheStressTest {
         AtomicLongArray noticesByCause = new AtomicLongArray(RemovalCause.values().length);
         Queue<Throwable> failures = new ConcurrentLinkedQueue<>();
 
-        LarderCache<String, byte[]> cache = Larder.newBuilder(TestCodecs.utf8(), TestCodecs.bytes())
+        LarderCache<String, byte[]> cache = Larder.newBuilder(Codecs.utf8(), TestCodecs.bytes())
                 .maximumBytes(512 * 1024)
                 .maximumEntries(maxEntries)
                 .expireAfterWrite(Duration.ofSeconds(2))
@@ -337,7 +337,7 @@ class CacheStressTest {
         int perWriter = 25_000;
         Queue<Throwable> failures = new ConcurrentLinkedQueue<>();
         AtomicLong evictions = new AtomicLong();
-        LarderCache<String, byte[]> cache = Larder.newBuilder(TestCodecs.utf8(), TestCodecs.bytes())
+        LarderCache<String, byte[]> cache = Larder.newBuilder(Codecs.utf8(), TestCodecs.bytes())
                 .maximumBytes(64L << 20)
                 .removalListener((key, value, cause) -> {
                     if (cause.wasEvicted()) {
@@ -471,7 +471,7 @@ class CacheStressTest {
         int keyCount = 2000;
         Queue<Throwable> failures = new ConcurrentLinkedQueue<>();
         AtomicBoolean closing = new AtomicBoolean();
-        LarderCache<String, byte[]> cache = Larder.newBuilder(TestCodecs.utf8(), TestCodecs.bytes())
+        LarderCache<String, byte[]> cache = Larder.newBuilder(Codecs.utf8(), TestCodecs.bytes())
                 .maximumBytes(1L << 20)
                 .expireAfterWrite(Duration.ofMillis(200))
                 .build();

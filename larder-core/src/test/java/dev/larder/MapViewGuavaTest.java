@@ -36,7 +36,7 @@ public class MapViewGuavaTest {
         suite.addTest(ConcurrentMapTestSuiteBuilder.using(new TestStringMapGenerator() {
                     @Override
                     protected Map<String, String> create(Map.Entry<String, String>[] entries) {
-                        LarderCache<String, String> cache = Larder.newBuilder(TestCodecs.utf8(), TestCodecs.utf8())
+                        LarderCache<String, String> cache = Larder.newBuilder(Codecs.utf8(), Codecs.utf8())
                                 .maximumBytes(1L << 20)
                                 .build();
                         synchronized (OPEN) {
