@@ -98,27 +98,27 @@ class CacheModelTest {
 
     // ------------------------------------------------------------------ properties
 
-    @Property(tries = 100, shrinking = ShrinkingMode.BOUNDED)
+    @Property(tries = 200, shrinking = ShrinkingMode.BOUNDED)
     void exactWithGenerousBudgetAndNoExpiry(@ForAll("exactChains") ActionChain<Run> chain) {
         runChain(chain);
     }
 
-    @Property(tries = 100, shrinking = ShrinkingMode.BOUNDED)
+    @Property(tries = 200, shrinking = ShrinkingMode.BOUNDED)
     void expiryWithFakeTicker(@ForAll("expiryChains") ActionChain<Run> chain) {
         runChain(chain);
     }
 
-    @Property(tries = 100, shrinking = ShrinkingMode.BOUNDED)
+    @Property(tries = 200, shrinking = ShrinkingMode.BOUNDED)
     void evictionByEntryCount(@ForAll("entryBoundChains") ActionChain<Run> chain) {
         runChain(chain);
     }
 
-    @Property(tries = 80, shrinking = ShrinkingMode.BOUNDED)
+    @Property(tries = 150, shrinking = ShrinkingMode.BOUNDED)
     void evictionByBytesInMinimumBudget(@ForAll("byteBoundChains") ActionChain<Run> chain) {
         runChain(chain);
     }
 
-    @Property(tries = 25, shrinking = ShrinkingMode.BOUNDED)
+    @Property(tries = 40, shrinking = ShrinkingMode.BOUNDED)
     void evictionOfLargeValues(@ForAll("largeValueChains") ActionChain<Run> chain) {
         runChain(chain);
     }

@@ -37,7 +37,7 @@ public class MapViewGuavaTest {
                     @Override
                     protected Map<String, String> create(Map.Entry<String, String>[] entries) {
                         LarderCache<String, String> cache = Larder.newBuilder(Codecs.utf8(), Codecs.utf8())
-                                .maximumBytes(1L << 20)
+                                .maximumBytes(256 * 1024) // plenty for the few entries a test uses
                                 .build();
                         synchronized (OPEN) {
                             OPEN.add(cache);
