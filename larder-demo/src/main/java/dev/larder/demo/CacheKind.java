@@ -2,6 +2,7 @@ package dev.larder.demo;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import dev.larder.Codecs;
 import dev.larder.Larder;
 import dev.larder.LarderCache;
 import java.util.List;
@@ -12,7 +13,7 @@ enum CacheKind {
     LARDER("Larder", List.of("--enable-native-access=ALL-UNNAMED")) {
         @Override
         DemoCache open(Settings settings) {
-            LarderCache<String, byte[]> cache = Larder.newBuilder(DemoCodecs.utf8(), DemoCodecs.bytes())
+            LarderCache<String, byte[]> cache = Larder.newBuilder(Codecs.utf8(), Codecs.bytes())
                     .maximumBytes(settings.larderMaximumBytes())
                     .maximumEntries(settings.entries())
                     .expectedEntries(settings.entries())
