@@ -1,0 +1,60 @@
+package dev.larder.internal;
+
+import dev.larder.internal.index.IndexShard;
+import dev.larder.internal.memory.RecordLayout;
+
+/**
+ * The automatic defaults: page size, shard count, writer stripes and the first index size,
+ * derived from the budget, the expected entries and the machine. One place, so the builder,
+ * the cache and the memory estimator agree.
+ */
+public record CacheSizing(int pageSize, int shards, int writerStripes, int initialSlotsPerShard, double maxLoad) {
+
+    /** Pages per budget: enough that a few partly filled pages cost about 1% of it. */
+    static final int TARGET_PAGES = 256;
+
+    static final int MIN_PAGE_SIZE = 4 * 1024;
+    static final int MAX_PAGE_SIZE = 16 * 1024 * 1024;
+
+    /** Bytes of budget per shard by default: shards stay small enough to grow in well under 1 ms. */
+    static final long BYTES_PER_SHARD = 8L * 1024 * 1024;
+
+    public static CacheSizing of(
+            long maximumBytes, long expectedEntries, long indexMemoryBudget, int concurrencyLevel, int cores) {
+        int pageSize = (int) Math.min(
+                MAX_PAGE_SIZE, Math.max(MIN_PAGE_SIZE, Long.highestOneBit(Math.max(1, maximumBytes / TARGET_PAGES))));
+        int shards;
+        if (concurrencyLevel > 0) {
+            shards = ceilPow2(concurrencyLevel);
+        } else {
+            long wanted = Math.max(4L * cores, maximumBytes / BYTES_PER_SHARD);
+            shards = ceilPow2((int) Math.min(1 << 16, wanted));
+        }
+        long pages = maximumBytes / pageSize;
+        int stripes = (int) Math.max(1, Math.min(ceilPow2(cores), pages / 16));
+        double maxLoad = IndexShard.MAX_LOAD;
+        int slots = IndexShard.MIN_CAPACITY;
+        if (indexMemoryBudget > 0 && expectedEntries > 0) {
+            long totalSlots = indexMemoryBudget / 8;
+            slots = (int) Math.max(IndexShard.MIN_CAPACITY, totalSlots / shards);
+            maxLoad = Math.max(maxLoad, Math.min(IndexShard.HARD_MAX_LOAD, expectedEntries / (double) totalSlots));
+        } else if (expectedEntries > 0) {
+            slots = (int) Math.max(IndexShard.MIN_CAPACITY, Math.ceil(expectedEntries / (double) shards / 0.8));
+        }
+        return new CacheSizing(pageSize, shards, stripes, slots, maxLoad);
+    }
+
+    /** Values longer than this go to their own extent instead of a page. */
+    public int largeValueThreshold() {
+        return pageSize / 8;
+    }
+
+    /** The longest key accepted. */
+    public int maxKeyLength() {
+        return Math.min(RecordLayout.MAX_KEY_LENGTH, pageSize / 4);
+    }
+
+    static int ceilPow2(int n) {
+        return n <= 1 ? 1 : Integer.highestOneBit(n - 1) << 1;
+    }
+}

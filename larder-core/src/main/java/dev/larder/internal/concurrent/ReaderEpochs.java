@@ -1,0 +1,94 @@
+package dev.larder.internal.concurrent;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * Epoch-based protection of native memory from reuse while readers may still be looking at it.
+ *
+ * <p>A reader {@link #enter() enters} before it follows an index word and {@link #exit exits}
+ * when it is done with the bytes. Entering adds one to a counter of its stripe for the current
+ * epoch's parity; stripes are chosen by thread id and padded to their own cache lines, so
+ * readers on different stripes never write the same line and no reader ever blocks. Memory
+ * that was unlinked (no index word leads to it any more) may be reused after {@link
+ * #synchronize()} returns: it flips the epoch and waits until every reader that entered under
+ * the old parity has left. Readers that enter after the flip can no longer reach the unlinked
+ * memory, because the unlinking happened before the flip.
+ *
+ * <p>This is a two-parity read indicator, as in RCU and left-right; one {@code synchronize}
+ * runs at a time (the caller holds the maintenance lock).
+ */
+public final class ReaderEpochs {
+    private static final VarHandle COUNTERS = MethodHandles.arrayElementVarHandle(long[].class);
+    private static final VarHandle EPOCH;
+
+    static {
+        try {
+            EPOCH = MethodHandles.lookup().findVarHandle(ReaderEpochs.class, "epoch", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** Longs per stripe: 128 bytes, two cache lines, against adjacent-line prefetch. */
+    private static final int STRIDE = 16;
+
+    private final long[] counters;
+    private final int stripeMask;
+
+    @SuppressWarnings("unused") // accessed through EPOCH
+    private volatile long epoch;
+
+    public ReaderEpochs(int stripes) {
+        int n = Integer.highestOneBit(Math.max(1, stripes - 1) << 1);
+        this.stripeMask = n - 1;
+        this.counters = new long[(n + 1) * STRIDE]; // one stride of padding in front
+    }
+
+    /** Marks the calling thread as reading; returns the token to pass to {@link #exit}. */
+    public int enter() {
+        int base = (((int) Thread.currentThread().threadId() & stripeMask) + 1) * STRIDE;
+        for (; ; ) {
+            long e = (long) EPOCH.getVolatile(this);
+            int index = base + (int) (e & 1);
+            COUNTERS.getAndAdd(counters, index, 1L);
+            if ((long) EPOCH.getVolatile(this) == e) {
+                return index;
+            }
+            COUNTERS.getAndAdd(counters, index, -1L);
+        }
+    }
+
+    /** Marks the end of the read that {@link #enter} returned {@code token} for. */
+    public void exit(int token) {
+        COUNTERS.getAndAddRelease(counters, token, -1L);
+    }
+
+    /**
+     * Waits until every reader that entered before this call has exited. Memory unlinked before
+     * the call can be reused once it returns.
+     */
+    public void synchronize() {
+        long e = (long) EPOCH.getVolatile(this);
+        EPOCH.setVolatile(this, e + 1);
+        int parity = (int) (e & 1);
+        int spins = 0;
+        while (activeReaders(parity) != 0) {
+            if (++spins < 64) {
+                Thread.onSpinWait();
+            } else if (spins < 256) {
+                Thread.yield();
+            } else {
+                java.util.concurrent.locks.LockSupport.parkNanos(50_000);
+            }
+        }
+    }
+
+    private long activeReaders(int parity) {
+        long sum = 0;
+        for (int s = 0; s <= stripeMask; s++) {
+            sum += (long) COUNTERS.getVolatile(counters, (s + 1) * STRIDE + parity);
+        }
+        return sum;
+    }
+}

@@ -1,0 +1,401 @@
+package dev.larder.internal.memory;
+
+import dev.larder.internal.hash.KeyHash;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * The log of records: fixed-size pages of native memory, filled by appending and reclaimed a
+ * whole page at a time in first-in, first-out order.
+ *
+ * <p>Writers append through one of a few <em>stripes</em>, each with its own active page and a
+ * cursor word {@code page << 32 | top}; a writer reserves its record's exact size with one CAS on
+ * its stripe's cursor, so writers on different stripes never meet and writers on one stripe
+ * share a CAS, not a lock. A full page is sealed and the stripe takes a fresh one (under the
+ * stripe's lock, once per page). Every page enters the FIFO when it becomes active; the evictor
+ * walks the FIFO's oldest page record by record, and once it has passed a sealed page's end
+ * the page is retired, then zeroed and reused after a reader grace period.
+ *
+ * <p>A location is {@code pageId * pageSize + offset}: an offset in the log, not an address.
+ * Each page is its own native block, so the budget can hand memory from records to large
+ * values or the index by freeing whole pages.
+ *
+ * <p>Free pages beyond a small reserve go to writers; the reserve is kept for the evictor, which
+ * needs room to copy forward the records it keeps.
+ */
+public final class PageStore {
+    public static final long NO_PAGE = -1L;
+    private static final VarHandle CURSOR = MethodHandles.arrayElementVarHandle(long[].class);
+    private static final int STRIDE = 16;
+
+    private final int pageSize;
+    private final int pageShift;
+    private final int maxPages;
+    private final int stripes;
+    private final int writerReserve;
+    private final MemoryBudget budget;
+
+    private final MemorySegment[] pages;
+    private final MemorySegment[] readOnlyPages;
+    private final NativeMemory.Block[] blocks;
+    /** Where a page's records end once sealed; -1 while a stripe still appends to it. */
+    private final long[] sealedTop;
+    /** The stripe that appends to an active page. */
+    private final int[] pageStripe;
+
+    private final long[] cursors;
+    private final Object[] stripeLocks;
+
+    // Guarded by this: the FIFO of pages in activation order, free pages, unused page ids.
+    private final int[] fifo;
+    private int fifoHead;
+    private int fifoSize;
+    private final int[] freePages;
+    private int freeCount;
+    private final int[] unusedIds;
+    private int unusedCount;
+    private int allocatedPages;
+    private boolean closed;
+
+    /**
+     * @param stripes writer stripes; one more stripe, the last, belongs to the evictor
+     */
+    public PageStore(int pageSize, long maxRecordBytes, int stripes, MemoryBudget budget) {
+        if (Integer.bitCount(pageSize) != 1) {
+            throw new IllegalArgumentException("pageSize must be a power of two, was " + pageSize);
+        }
+        this.pageSize = pageSize;
+        this.pageShift = Integer.numberOfTrailingZeros(pageSize);
+        this.maxPages = (int) Math.max(2, Math.min(maxRecordBytes / pageSize + 1, (1L << 40) / pageSize));
+        this.stripes = stripes + 1;
+        this.writerReserve = 1;
+        this.budget = budget;
+        this.pages = new MemorySegment[maxPages];
+        this.readOnlyPages = new MemorySegment[maxPages];
+        this.blocks = new NativeMemory.Block[maxPages];
+        this.sealedTop = new long[maxPages];
+        this.pageStripe = new int[maxPages];
+        this.cursors = new long[(this.stripes + 1) * STRIDE];
+        this.stripeLocks = new Object[this.stripes];
+        for (int s = 0; s < this.stripes; s++) {
+            cursors[(s + 1) * STRIDE] = NO_PAGE;
+            stripeLocks[s] = new Object();
+        }
+        this.fifo = new int[maxPages];
+        this.freePages = new int[maxPages];
+        this.unusedIds = new int[maxPages];
+        for (int id = maxPages - 1; id >= 0; id--) {
+            unusedIds[unusedCount++] = id;
+        }
+    }
+
+    public int pageSize() {
+        return pageSize;
+    }
+
+    public int writerStripes() {
+        return stripes - 1;
+    }
+
+    public int evictorStripe() {
+        return stripes - 1;
+    }
+
+    public MemorySegment page(long location) {
+        return pages[(int) (location >>> pageShift)];
+    }
+
+    public MemorySegment readOnlyPage(long location) {
+        return readOnlyPages[(int) (location >>> pageShift)];
+    }
+
+    public long offset(long location) {
+        return location & (pageSize - 1);
+    }
+
+    public long location(int page, long offset) {
+        return ((long) page << pageShift) | offset;
+    }
+
+    public MemorySegment pageById(int page) {
+        return pages[page];
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // Appending
+
+    /**
+     * Reserves room for one record on {@code stripe} and returns its location, or {@link
+     * #NO_PAGE} when no page is free (the caller evicts and retries). The record must fit in a
+     * page.
+     */
+    public long reserve(int stripe, int keyLength, int valueLength, boolean expires, boolean large) {
+        int index = (stripe + 1) * STRIDE;
+        for (; ; ) {
+            long c = (long) CURSOR.getVolatile(cursors, index);
+            if (c != NO_PAGE) {
+                int page = (int) (c >>> 32);
+                int top = (int) c;
+                int size = RecordLayout.recordSize(top, keyLength, valueLength, expires, large);
+                if (top + size <= pageSize) {
+                    if (CURSOR.compareAndSet(cursors, index, c, c + size)) {
+                        return location(page, top);
+                    }
+                    continue;
+                }
+            }
+            if (!roll(stripe, c)) {
+                return NO_PAGE;
+            }
+        }
+    }
+
+    /**
+     * Seals the stripe's page (if the cursor is still {@code seen}) and takes a fresh one.
+     * Sealing is a CAS on the cursor, so a reservation that raced with it is either inside the
+     * sealed top or retried on the fresh page, never lost.
+     */
+    private boolean roll(int stripe, long seen) {
+        int index = (stripe + 1) * STRIDE;
+        synchronized (stripeLocks[stripe]) {
+            long c = (long) CURSOR.getVolatile(cursors, index);
+            if (c != seen) {
+                return true; // the cursor moved; retry the reservation
+            }
+            if (c != NO_PAGE) {
+                if (!CURSOR.compareAndSet(cursors, index, c, NO_PAGE)) {
+                    return true;
+                }
+                seal((int) (c >>> 32), (int) c);
+            }
+            int fresh = takeFreePage(stripe == evictorStripe());
+            if (fresh < 0) {
+                return false;
+            }
+            synchronized (this) {
+                sealedTop[fresh] = -1;
+                pageStripe[fresh] = stripe;
+            }
+            enqueue(fresh);
+            CURSOR.setVolatile(cursors, index, (long) fresh << 32);
+            return true;
+        }
+    }
+
+    private void seal(int page, long top) {
+        synchronized (this) {
+            sealedTop[page] = top;
+        }
+    }
+
+    /**
+     * Seals the active page {@code page} so the evictor can retire it; its stripe takes a new
+     * page on its next append.
+     */
+    public void sealActive(int page) {
+        int stripe;
+        synchronized (this) {
+            if (sealedTop[page] >= 0) {
+                return;
+            }
+            stripe = pageStripe[page];
+        }
+        int index = (stripe + 1) * STRIDE;
+        synchronized (stripeLocks[stripe]) {
+            for (; ; ) {
+                long c = (long) CURSOR.getVolatile(cursors, index);
+                if (c == NO_PAGE || (int) (c >>> 32) != page) {
+                    return;
+                }
+                if (CURSOR.compareAndSet(cursors, index, c, NO_PAGE)) {
+                    seal(page, (int) c);
+                    return;
+                }
+            }
+        }
+    }
+
+    /**
+     * Where the records of {@code page} end for now: its sealed top, or the live cursor of the
+     * stripe appending to it, or -1 while it is between the two (being sealed).
+     */
+    public long limit(int page) {
+        long sealed;
+        int stripe;
+        synchronized (this) {
+            sealed = sealedTop[page];
+            stripe = pageStripe[page];
+        }
+        if (sealed >= 0) {
+            return sealed;
+        }
+        long c = (long) CURSOR.getVolatile(cursors, (stripe + 1) * STRIDE);
+        if (c != NO_PAGE && (int) (c >>> 32) == page) {
+            return (int) c;
+        }
+        synchronized (this) {
+            return sealedTop[page];
+        }
+    }
+
+    public synchronized boolean isSealed(int page) {
+        return sealedTop[page] >= 0;
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // The FIFO and the free pool (evictor side)
+
+    private synchronized void enqueue(int page) {
+        fifo[(fifoHead + fifoSize) % maxPages] = page;
+        fifoSize++;
+    }
+
+    /** The oldest page in the log, or -1 when it is empty. */
+    public synchronized int oldestPage() {
+        return fifoSize == 0 ? -1 : fifo[fifoHead];
+    }
+
+    /** Removes the oldest page from the FIFO; the caller retires it. */
+    public synchronized void dequeueOldest() {
+        fifoHead = (fifoHead + 1) % maxPages;
+        fifoSize--;
+    }
+
+    public synchronized int pagesInLog() {
+        return fifoSize;
+    }
+
+    private synchronized int takeFreePage(boolean evictor) {
+        if (closed) {
+            throw new IllegalStateException("cache is closed");
+        }
+        if (freeCount > (evictor ? 0 : writerReserve)) {
+            return freePages[--freeCount];
+        }
+        if (unusedCount > 0 && budget.tryReserve(pageSize)) {
+            int id = unusedIds[--unusedCount];
+            NativeMemory.Block block;
+            try {
+                block = NativeMemory.allocate(pageSize);
+            } catch (RuntimeException | OutOfMemoryError e) {
+                unusedIds[unusedCount++] = id;
+                budget.release(pageSize);
+                throw e;
+            }
+            blocks[id] = block;
+            pages[id] = block.segment();
+            readOnlyPages[id] = block.segment().asReadOnly();
+            allocatedPages++;
+            return id;
+        }
+        return -1;
+    }
+
+    /**
+     * Returns a retired page to the free pool. The caller has waited out the reader grace
+     * period since it was dequeued.
+     */
+    public void recycle(int page) {
+        pages[page].fill((byte) 0); // a zero layout byte means "reserved, not yet written"
+        synchronized (this) {
+            freePages[freeCount++] = page;
+        }
+    }
+
+    /** Whether a writer could take a page now without eviction. */
+    public synchronized boolean writerCanTakePage() {
+        return freeCount > writerReserve || (unusedCount > 0 && budget.available() >= pageSize);
+    }
+
+    public synchronized int freePageCount() {
+        return freeCount;
+    }
+
+    /**
+     * Frees pooled pages until {@code bytes} of budget are available or the pool is empty.
+     * Returns whether the budget now has {@code bytes} available.
+     */
+    public boolean releaseFreePages(long bytes) {
+        for (; ; ) {
+            NativeMemory.Block block;
+            synchronized (this) {
+                if (budget.available() >= bytes) {
+                    return true;
+                }
+                if (freeCount == 0) {
+                    return false;
+                }
+                int id = freePages[--freeCount];
+                block = blocks[id];
+                blocks[id] = null;
+                pages[id] = null;
+                readOnlyPages[id] = null;
+                unusedIds[unusedCount++] = id;
+                allocatedPages--;
+            }
+            block.free();
+            budget.release(pageSize);
+        }
+    }
+
+    public synchronized long allocatedBytes() {
+        return (long) allocatedPages * pageSize;
+    }
+
+    /** Frees every page; the cache is closing and no reader or writer is left. */
+    public synchronized void freeAll() {
+        closed = true;
+        for (int id = 0; id < maxPages; id++) {
+            if (blocks[id] != null) {
+                blocks[id].free(); // the segments stay referenced: late accesses throw, never crash
+                budget.release(pageSize);
+                blocks[id] = null;
+            }
+        }
+        allocatedPages = 0;
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // Reading records
+
+    /** Whether the record at {@code location} has exactly the key bytes {@code key[0, length)}. */
+    public boolean keyEquals(long location, MemorySegment key, int keyLength) {
+        MemorySegment page = pages[(int) (location >>> pageShift)];
+        long offset = location & (pageSize - 1);
+        int layout = RecordLayout.layout(page, offset);
+        long p = offset + RecordLayout.LENGTHS_OFFSET;
+        int k = 0;
+        int shift = 0;
+        int b;
+        do {
+            b = page.get(java.lang.foreign.ValueLayout.JAVA_BYTE, p++);
+            k |= (b & 0x7F) << shift;
+            shift += 7;
+        } while ((b & 0x80) != 0 && shift < 21);
+        if (k != keyLength) {
+            return false;
+        }
+        long keyAt;
+        if ((layout & RecordLayout.EXPIRES) != 0) {
+            do {
+                b = page.get(java.lang.foreign.ValueLayout.JAVA_BYTE, p++);
+            } while ((b & 0x80) != 0);
+            keyAt = ((p + 7) & ~7L) + 8;
+        } else {
+            do {
+                b = page.get(java.lang.foreign.ValueLayout.JAVA_BYTE, p++);
+            } while ((b & 0x80) != 0);
+            keyAt = p;
+        }
+        return MemorySegment.mismatch(key, 0, keyLength, page, keyAt, keyAt + keyLength) < 0;
+    }
+
+    /** The hash of the key in the record at {@code location}. */
+    public long hashOfKeyAt(long seed, long location) {
+        MemorySegment page = pages[(int) (location >>> pageShift)];
+        long offset = location & (pageSize - 1);
+        RecordLayout.Header h = new RecordLayout.Header().parse(page, offset, pageSize);
+        return KeyHash.hash(seed, page, h.keyOffset, h.keyLength);
+    }
+}

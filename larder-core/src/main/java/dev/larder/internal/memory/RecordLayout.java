@@ -1,0 +1,235 @@
+package dev.larder.internal.memory;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+
+/**
+ * The binary layout of one entry's record in a page. Records are packed back to back with no
+ * alignment, so a 16-byte key and a 32-byte value cost 52 bytes, not 56 or 64.
+ *
+ * <pre>
+ *  offset  size  field
+ *  0       1     layout    bit 7 DECIDED, bit 6 LARGE, bit 5 EXPIRES, bit 4 FIXED_TTL, bits 0-3 format (= 1)
+ *  1       1     access    recent-access counter, 0..3, written by readers (lossy)
+ *  2       1-3   keyLength    LEB128 varint, 1..{@value #MAX_KEY_LENGTH}
+ *  .       1-5   valueLength  LEB128 varint, 0..2^31-1
+ *  .       0-7   padding      only with EXPIRES: to the next 8-byte boundary
+ *  .       8     deadline     only with EXPIRES: ticker nanos after which the entry is dead
+ *  .       k     key bytes
+ *  .       v|8   value bytes, or with LARGE the id of the extent that holds them
+ * </pre>
+ *
+ * <p>The layout byte is written first without DECIDED. The writer sets DECIDED (a release
+ * store) once the record's index word is installed or the record is abandoned: the evictor
+ * never judges a record before that, so it can never retire a page that an index word is about
+ * to point into. The deadline is 8-byte aligned so readers that extend it (expire after access)
+ * and readers that check it never see a torn value. Pages are zeroed before reuse, so a zero
+ * layout byte means "reserved, not yet written".
+ */
+public final class RecordLayout {
+    public static final int FORMAT = 1;
+    public static final int FORMAT_MASK = 0x0F;
+    /** The entry has its own time to live: reads never extend it. */
+    public static final int FIXED_TTL = 0x10;
+
+    public static final int DECIDED = 0x80;
+    public static final int LARGE = 0x40;
+    public static final int EXPIRES = 0x20;
+
+    public static final int LAYOUT_OFFSET = 0;
+    public static final int ACCESS_OFFSET = 1;
+    public static final int LENGTHS_OFFSET = 2;
+    public static final int MAX_ACCESS = 3;
+    public static final int MAX_KEY_LENGTH = 65_535;
+    public static final int EXTENT_ID_BYTES = 8;
+
+    private static final ValueLayout.OfByte BYTE = ValueLayout.JAVA_BYTE;
+    private static final VarHandle BYTE_HANDLE = BYTE.varHandle();
+    private static final VarHandle DEADLINE = ValueLayout.JAVA_LONG.varHandle();
+
+    private RecordLayout() {}
+
+    /** Bytes a LEB128 varint of {@code value} takes. */
+    public static int varintSize(int value) {
+        if (value < 0x80) return 1;
+        if (value < 0x4000) return 2;
+        if (value < 0x20_0000) return 3;
+        if (value < 0x1000_0000) return 4;
+        return 5;
+    }
+
+    /**
+     * Offset of the key from the record's start, for a record at {@code recordOffset} (which
+     * fixes the deadline's padding).
+     */
+    public static int keyOffset(long recordOffset, int keyLength, int valueLength, boolean expires) {
+        int lengths = LENGTHS_OFFSET + varintSize(keyLength) + varintSize(valueLength);
+        if (!expires) {
+            return lengths;
+        }
+        return deadlineOffset(recordOffset, lengths) + 8;
+    }
+
+    private static int deadlineOffset(long recordOffset, int lengthsEnd) {
+        long absolute = recordOffset + lengthsEnd;
+        return (int) (((absolute + 7) & ~7L) - recordOffset);
+    }
+
+    /** Upper bound of a record's size whatever its offset (padding assumed maximal). */
+    public static int maxRecordSize(int keyLength, int valueLength, boolean expires, boolean large) {
+        int size = LENGTHS_OFFSET + varintSize(keyLength) + varintSize(valueLength) + keyLength;
+        size += large ? EXTENT_ID_BYTES : valueLength;
+        if (expires) {
+            size += 7 + 8;
+        }
+        return size;
+    }
+
+    /** Exact size of a record placed at {@code recordOffset}. */
+    public static int recordSize(long recordOffset, int keyLength, int valueLength, boolean expires, boolean large) {
+        return keyOffset(recordOffset, keyLength, valueLength, expires)
+                + keyLength
+                + (large ? EXTENT_ID_BYTES : valueLength);
+    }
+
+    /**
+     * Writes the header (layout without DECIDED, access 0, lengths, deadline) and returns the
+     * key's absolute offset.
+     */
+    public static long writeHeader(
+            MemorySegment page,
+            long offset,
+            int keyLength,
+            int valueLength,
+            boolean large,
+            boolean expires,
+            boolean fixedTtl,
+            long deadline) {
+        int layout = FORMAT | (large ? LARGE : 0) | (expires ? EXPIRES : 0) | (fixedTtl ? FIXED_TTL : 0);
+        page.set(BYTE, offset + ACCESS_OFFSET, (byte) 0);
+        long p = writeVarint(page, offset + LENGTHS_OFFSET, keyLength);
+        p = writeVarint(page, p, valueLength);
+        long key = p;
+        if (expires) {
+            long deadlineAt = offset + deadlineOffset(offset, (int) (p - offset));
+            DEADLINE.setRelease(page, deadlineAt, deadline);
+            key = deadlineAt + 8;
+        }
+        BYTE_HANDLE.setRelease(page, offset + LAYOUT_OFFSET, (byte) layout);
+        return key;
+    }
+
+    /** Marks the record decided: its index word is installed, or it was abandoned. */
+    public static void markDecided(MemorySegment page, long offset) {
+        byte layout = (byte) BYTE_HANDLE.getAcquire(page, offset + LAYOUT_OFFSET);
+        BYTE_HANDLE.setRelease(page, offset + LAYOUT_OFFSET, (byte) (layout | DECIDED));
+    }
+
+    public static int layout(MemorySegment page, long offset) {
+        return (byte) BYTE_HANDLE.getAcquire(page, offset + LAYOUT_OFFSET) & 0xFF;
+    }
+
+    public static int access(MemorySegment page, long offset) {
+        return page.get(BYTE, offset + ACCESS_OFFSET);
+    }
+
+    /** Counts an access, saturating; skips the write when saturated so hot reads stay read-only. */
+    public static void recordAccess(MemorySegment page, long offset) {
+        int a = page.get(BYTE, offset + ACCESS_OFFSET);
+        if (a < MAX_ACCESS) {
+            page.set(BYTE, offset + ACCESS_OFFSET, (byte) (a + 1));
+        }
+    }
+
+    public static void setAccess(MemorySegment page, long offset, int access) {
+        page.set(BYTE, offset + ACCESS_OFFSET, (byte) access);
+    }
+
+    public static long readDeadline(MemorySegment page, long deadlineOffset) {
+        return (long) DEADLINE.getAcquire(page, deadlineOffset);
+    }
+
+    public static void writeDeadline(MemorySegment page, long deadlineOffset, long deadline) {
+        DEADLINE.setRelease(page, deadlineOffset, deadline);
+    }
+
+    private static long writeVarint(MemorySegment page, long at, int value) {
+        while ((value & ~0x7F) != 0) {
+            page.set(BYTE, at++, (byte) ((value & 0x7F) | 0x80));
+            value >>>= 7;
+        }
+        page.set(BYTE, at++, (byte) value);
+        return at;
+    }
+
+    /**
+     * A parsed record header. Mutable and reused by one thread, so parsing allocates nothing.
+     * Lengths come from native memory and are checked against the page before use.
+     */
+    public static final class Header {
+        public int layout;
+        public int keyLength;
+        public int valueLength;
+        /** Absolute offset of the deadline, or -1 without EXPIRES. */
+        public long deadlineOffset;
+
+        public long keyOffset;
+        /** Absolute offset of the value bytes, or of the extent id with LARGE. */
+        public long valueOffset;
+        /** Absolute offset just past the record. */
+        public long end;
+
+        public boolean large() {
+            return (layout & LARGE) != 0;
+        }
+
+        public boolean expires() {
+            return (layout & EXPIRES) != 0;
+        }
+
+        /**
+         * Parses the record at {@code offset}; {@code limit} is where the page's records end.
+         *
+         * @throws IllegalStateException if the record is malformed (a bug, never user input)
+         */
+        public Header parse(MemorySegment page, long offset, long limit) {
+            layout = (byte) BYTE_HANDLE.getAcquire(page, offset + LAYOUT_OFFSET) & 0xFF;
+            if ((layout & FORMAT_MASK) != FORMAT) {
+                throw new IllegalStateException("corrupt record at offset " + offset + ": layout byte " + layout);
+            }
+            long p = offset + LENGTHS_OFFSET;
+            int k = 0;
+            int shift = 0;
+            int b;
+            do {
+                b = page.get(BYTE, p++);
+                k |= (b & 0x7F) << shift;
+                shift += 7;
+            } while ((b & 0x80) != 0 && shift < 35);
+            int v = 0;
+            shift = 0;
+            do {
+                b = page.get(BYTE, p++);
+                v |= (b & 0x7F) << shift;
+                shift += 7;
+            } while ((b & 0x80) != 0 && shift < 35);
+            keyLength = k;
+            valueLength = v;
+            if (expires()) {
+                deadlineOffset = offset + deadlineOffset(offset, (int) (p - offset));
+                keyOffset = deadlineOffset + 8;
+            } else {
+                deadlineOffset = -1;
+                keyOffset = p;
+            }
+            valueOffset = keyOffset + k;
+            end = valueOffset + (large() ? EXTENT_ID_BYTES : v);
+            if (k <= 0 || k > MAX_KEY_LENGTH || v < 0 || end > limit) {
+                throw new IllegalStateException("corrupt record at offset " + offset + ": key length " + k
+                        + ", value length " + v + ", end " + end + " past limit " + limit);
+            }
+            return this;
+        }
+    }
+}
