@@ -1,5 +1,6 @@
 package dev.larder;
 
+import dev.larder.internal.TrustedCodec;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
@@ -239,7 +240,7 @@ public final class Codecs {
         return new IllegalArgumentException(codec + " codec: expected " + expected + " bytes, got " + actual);
     }
 
-    private static final class Utf8Codec implements Codec<String> {
+    private static final class Utf8Codec implements Codec<String>, TrustedCodec {
         static final Utf8Codec INSTANCE = new Utf8Codec();
 
         @Override
@@ -332,7 +333,7 @@ public final class Codecs {
         }
     }
 
-    private static final class Latin1Codec implements Codec<String> {
+    private static final class Latin1Codec implements Codec<String>, TrustedCodec {
         static final Latin1Codec INSTANCE = new Latin1Codec();
 
         @Override
@@ -374,7 +375,7 @@ public final class Codecs {
         }
     }
 
-    private static final class LongCodec implements Codec<Long> {
+    private static final class LongCodec implements Codec<Long>, TrustedCodec {
         static final LongCodec INSTANCE = new LongCodec();
 
         @Override
@@ -403,7 +404,7 @@ public final class Codecs {
         }
     }
 
-    private static final class IntCodec implements Codec<Integer> {
+    private static final class IntCodec implements Codec<Integer>, TrustedCodec {
         static final IntCodec INSTANCE = new IntCodec();
 
         @Override
@@ -458,7 +459,7 @@ public final class Codecs {
         }
     }
 
-    private static final class ByteBufferCodec implements Codec<ByteBuffer> {
+    private static final class ByteBufferCodec implements Codec<ByteBuffer>, TrustedCodec {
         static final ByteBufferCodec INSTANCE = new ByteBufferCodec();
 
         @Override
@@ -486,7 +487,7 @@ public final class Codecs {
         }
     }
 
-    private static final class SegmentCodec implements Codec<MemorySegment> {
+    private static final class SegmentCodec implements Codec<MemorySegment>, TrustedCodec {
         static final SegmentCodec INSTANCE = new SegmentCodec();
 
         @Override

@@ -303,9 +303,9 @@ final class Evictor {
         long payload = h.end - h.keyOffset;
         MemorySegment.copy(segment, h.keyOffset, to, keyAt, payload);
         RecordLayout.setAccess(to, at, Math.max(0, access - 1));
+        RecordLayout.markDecided(to, at); // before the word is published: see RecordLayout
         int newBytes = (int) (keyAt + payload - at);
         shard.relocate(slot, target, recordBytes, newBytes);
-        RecordLayout.markDecided(to, at);
         return true;
     }
 

@@ -79,6 +79,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
     final IndexShard[] shards;
     final int shardMask;
     final AtomicLong entries = new AtomicLong();
+    private final AtomicLong indexBytes = new AtomicLong();
     final long maximumEntries;
     final StatsCounters stats = new StatsCounters();
     final ReentrantLock maintenanceLock = new ReentrantLock();
@@ -127,6 +128,9 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                     "maximumBytes (" + config.maximumBytes() + ") is too small for the index of " + shards.length
                             + " shards; raise it or set a lower concurrencyLevel or expectedEntries",
                     e);
+        }
+        for (IndexShard shard : shards) {
+            indexBytes.addAndGet(shard.tableBytes());
         }
         if (budget.available() < 4L * sizing.pageSize()) {
             for (IndexShard shard : shards) {
@@ -565,6 +569,8 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             NativeMemory.Block oldTable = null;
             shard.lock.lock();
             try {
+                // Decided before the word is published, under the lock: see RecordLayout.
+                RecordLayout.markDecided(page, offset);
                 checkOpen();
                 int slot = shard.slotOf(hash, store, ks.segment, ks.length);
                 long current = slot >= 0 ? IndexWord.location(shard.wordAt(slot)) : ABSENT;
@@ -581,18 +587,19 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                     outcome = Install.NEED_ENTRY;
                 } else {
                     if (!shard.hasRoomWithoutGrowth()) {
-                        if (budget.tryReserve(shard.growthBytes())) {
+                        long growth = shard.growthBytes();
+                        if (budget.tryReserve(growth)) {
+                            long before = shard.tableBytes();
                             oldTable = shard.grow(seed, store);
+                            indexBytes.addAndGet(shard.tableBytes() - before);
                         } else if (!shard.hasRoomAtHardLimit()) {
                             entries.decrementAndGet();
-                            RecordLayout.markDecided(page, offset);
                             return Install.NEED_BYTES;
                         }
                     }
                     shard.insert(hash, location, recordBytes);
                     outcome = Install.DONE;
                 }
-                RecordLayout.markDecided(page, offset);
             } finally {
                 shard.lock.unlock();
                 if (oldTable != null) {
@@ -766,12 +773,9 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         }
     }
 
+    /** Bytes of live index tables (retired ones excluded), kept current by growth. */
     long indexBytes() {
-        long total = 0;
-        for (IndexShard shard : shards) {
-            total += shard.tableBytes();
-        }
-        return total;
+        return indexBytes.get();
     }
 
     // ---------------------------------------------------------------------------------------
