@@ -195,6 +195,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                 if (recordAccess && expireAfterAccessNanos > 0 && (h.layout & RecordLayout.FIXED_TTL) == 0) {
                     long extended = now + expireAfterAccessNanos;
                     if (extended - deadline > (expireAfterAccessNanos >>> 5)) {
+                        store.noteDeadline(location, extended); // first, so the page is never reclaimed early
                         RecordLayout.writeDeadline(page, h.deadlineOffset, extended);
                     }
                 }
@@ -487,6 +488,11 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         int stripe = (int) Thread.currentThread().threadId() & (store.writerStripes() - 1);
         for (; ; ) {
             long location = reserve(stripe, keyLength, valueLength, expires, isLarge);
+            if (expires) {
+                store.noteDeadline(location, deadline);
+            } else {
+                store.noteImmortal(location);
+            }
             MemorySegment page = store.page(location);
             long offset = store.offset(location);
             int recordBytes;
