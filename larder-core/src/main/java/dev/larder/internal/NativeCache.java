@@ -596,7 +596,13 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                         long growth = shard.growthBytes();
                         if (budget.tryReserve(growth)) {
                             long before = shard.tableBytes();
-                            oldTable = shard.grow(seed, store);
+                            try {
+                                oldTable = shard.grow(seed, store);
+                            } catch (RuntimeException | Error e) {
+                                budget.release(growth);
+                                entries.decrementAndGet();
+                                throw e;
+                            }
                             indexBytes.addAndGet(shard.tableBytes() - before);
                         } else if (!shard.hasRoomAtHardLimit()) {
                             entries.decrementAndGet();
