@@ -771,6 +771,9 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
     /** Index tables retired by growth; the evictor frees them after a grace period. */
     List<NativeMemory.Block> takeRetiredTables() {
         synchronized (retiredTables) {
+            if (retiredTables.isEmpty()) {
+                return List.of();
+            }
             List<NativeMemory.Block> out = new ArrayList<>(retiredTables);
             retiredTables.clear();
             return out;
