@@ -11,13 +11,20 @@ import dev.larder.internal.memory.RecordLayout;
 public record CacheSizing(int pageSize, int shards, int writerStripes, int initialSlotsPerShard, double maxLoad) {
 
     /** Pages per budget: enough that a few partly filled pages cost about 1% of it. */
-    static final int TARGET_PAGES = 256;
+    static final int TARGET_PAGES = 2048;
 
     static final int MIN_PAGE_SIZE = 4 * 1024;
-    static final int MAX_PAGE_SIZE = 16 * 1024 * 1024;
+    static final int MAX_PAGE_SIZE = 8 * 1024 * 1024;
 
-    /** Bytes of budget per shard by default: shards stay small enough to grow in well under 1 ms. */
-    static final long BYTES_PER_SHARD = 8L * 1024 * 1024;
+    /**
+     * Bytes of budget per shard by default. Fewer, larger shards mean fewer growth steps (each
+     * frees a native block, a ~20 us handshake); more shards mean shorter growth pauses for the
+     * writers of one shard. 64 MiB keeps a shard near 250K entries of 256 bytes.
+     */
+    static final long BYTES_PER_SHARD = 64L * 1024 * 1024;
+
+    /** Index slots per shard when nothing says how many entries to expect. */
+    static final int DEFAULT_INITIAL_SLOTS = 64;
 
     public static CacheSizing of(
             long maximumBytes, long expectedEntries, long indexMemoryBudget, int concurrencyLevel, int cores) {
@@ -33,7 +40,7 @@ public record CacheSizing(int pageSize, int shards, int writerStripes, int initi
         long pages = maximumBytes / pageSize;
         int stripes = (int) Math.max(1, Math.min(ceilPow2(cores), pages / 16));
         double maxLoad = IndexShard.MAX_LOAD;
-        int slots = IndexShard.MIN_CAPACITY;
+        int slots = DEFAULT_INITIAL_SLOTS;
         if (indexMemoryBudget > 0 && expectedEntries > 0) {
             long totalSlots = indexMemoryBudget / 8;
             slots = (int) Math.max(IndexShard.MIN_CAPACITY, totalSlots / shards);

@@ -10,9 +10,9 @@ import java.lang.invoke.VarHandle;
  *
  * <pre>
  *  offset  size  field
- *  0       1     layout    bit 7 DECIDED, bit 6 LARGE, bit 5 EXPIRES, bit 4 FIXED_TTL, bits 0-3 format (= 1)
- *  1       1     access    recent-access counter, 0..3, written by readers (lossy)
- *  2       1-3   keyLength    LEB128 varint, 1..{@value #MAX_KEY_LENGTH}
+ *  0       1     layout    bit 7 DECIDED, bit 6 LARGE, bit 5 EXPIRES, bit 4 FIXED_TTL,
+ *                          bits 2-3 ACCESS (recent reads, 0..3), bits 0-1 format (= 1)
+ *  1       1-3   keyLength    LEB128 varint, 1..{@value #MAX_KEY_LENGTH}
  *  .       1-5   valueLength  LEB128 varint, 0..2^31-1
  *  .       0-7   padding      only with EXPIRES: to the next 8-byte boundary
  *  .       8     deadline     only with EXPIRES: ticker nanos after which the entry is dead
@@ -20,16 +20,20 @@ import java.lang.invoke.VarHandle;
  *  .       v|8   value bytes, or with LARGE the id of the extent that holds them
  * </pre>
  *
- * <p>The layout byte is written first without DECIDED. The writer sets DECIDED (a release
- * store) once the record's index word is installed or the record is abandoned: the evictor
- * never judges a record before that, so it can never retire a page that an index word is about
- * to point into. The deadline is 8-byte aligned so readers that extend it (expire after access)
+ * <p>The layout byte is written last, without DECIDED. The writer sets DECIDED under the
+ * shard lock, before it publishes the index word (or when it abandons the record): the evictor
+ * judges a record only after DECIDED and under the same lock, so it never retires a page that an
+ * index word is about to point into. Readers bump ACCESS with a plain read-modify-write of the
+ * layout byte; they can only reach a record after DECIDED is set, and the other bits never
+ * change after that, so a lost race loses an access count, never a flag. The deadline is 8-byte aligned so readers that extend it (expire after access)
  * and readers that check it never see a torn value. Pages are zeroed before reuse, so a zero
  * layout byte means "reserved, not yet written".
  */
 public final class RecordLayout {
     public static final int FORMAT = 1;
-    public static final int FORMAT_MASK = 0x0F;
+    public static final int FORMAT_MASK = 0x03;
+    public static final int ACCESS_SHIFT = 2;
+    public static final int ACCESS_MASK = 0x0C;
     /** The entry has its own time to live: reads never extend it. */
     public static final int FIXED_TTL = 0x10;
 
@@ -38,8 +42,7 @@ public final class RecordLayout {
     public static final int EXPIRES = 0x20;
 
     public static final int LAYOUT_OFFSET = 0;
-    public static final int ACCESS_OFFSET = 1;
-    public static final int LENGTHS_OFFSET = 2;
+    public static final int LENGTHS_OFFSET = 1;
     public static final int MAX_ACCESS = 3;
     public static final int MAX_KEY_LENGTH = 65_535;
     public static final int EXTENT_ID_BYTES = 8;
@@ -107,7 +110,6 @@ public final class RecordLayout {
             boolean fixedTtl,
             long deadline) {
         int layout = FORMAT | (large ? LARGE : 0) | (expires ? EXPIRES : 0) | (fixedTtl ? FIXED_TTL : 0);
-        page.set(BYTE, offset + ACCESS_OFFSET, (byte) 0);
         long p = writeVarint(page, offset + LENGTHS_OFFSET, keyLength);
         p = writeVarint(page, p, valueLength);
         long key = p;
@@ -131,19 +133,21 @@ public final class RecordLayout {
     }
 
     public static int access(MemorySegment page, long offset) {
-        return page.get(BYTE, offset + ACCESS_OFFSET);
+        return (page.get(BYTE, offset + LAYOUT_OFFSET) & ACCESS_MASK) >>> ACCESS_SHIFT;
     }
 
     /** Counts an access, saturating; skips the write when saturated so hot reads stay read-only. */
     public static void recordAccess(MemorySegment page, long offset) {
-        int a = page.get(BYTE, offset + ACCESS_OFFSET);
-        if (a < MAX_ACCESS) {
-            page.set(BYTE, offset + ACCESS_OFFSET, (byte) (a + 1));
+        int layout = page.get(BYTE, offset + LAYOUT_OFFSET);
+        if ((layout & ACCESS_MASK) != ACCESS_MASK) {
+            page.set(BYTE, offset + LAYOUT_OFFSET, (byte) (layout + (1 << ACCESS_SHIFT)));
         }
     }
 
+    /** Sets the access count of a record that no reader can see yet. */
     public static void setAccess(MemorySegment page, long offset, int access) {
-        page.set(BYTE, offset + ACCESS_OFFSET, (byte) access);
+        int layout = page.get(BYTE, offset + LAYOUT_OFFSET) & ~ACCESS_MASK;
+        page.set(BYTE, offset + LAYOUT_OFFSET, (byte) (layout | (access << ACCESS_SHIFT)));
     }
 
     public static long readDeadline(MemorySegment page, long deadlineOffset) {

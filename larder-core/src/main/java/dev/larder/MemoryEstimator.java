@@ -1,0 +1,115 @@
+package dev.larder;
+
+import dev.larder.internal.CacheSizing;
+import dev.larder.internal.memory.RecordLayout;
+
+/**
+ * Predicts the native memory a cache needs before it is built, from the same layout constants
+ * the cache uses: records packed in pages (a 1-byte header, two varint lengths, the key and the
+ * value), values above the large-value threshold in extents of their own, and an index of 8-byte
+ * words at its average load factor.
+ *
+ * <pre>{@code
+ * MemoryEstimate e = MemoryEstimator.estimate(10_000_000, 16, 256);
+ * LarderCache<String, byte[]> cache = Larder.newBuilder(Codecs.utf8(), Codecs.bytes())
+ *         .maximumBytes(e.totalBytes())
+ *         .expectedEntries(10_000_000)
+ *         .build();
+ * }</pre>
+ */
+public final class MemoryEstimator {
+    /** The index's mean load factor while it grows by 1.25x between 0.7 and 0.875. */
+    static final double GROWING_INDEX_LOAD = 0.78;
+    /** The load factor of an index presized with expectedEntries (see the builder). */
+    static final double PRESIZED_INDEX_LOAD = 0.8;
+
+    private MemoryEstimator() {}
+
+    /** The estimate for a cache presized with {@code expectedEntries(entries)}, no expiry. */
+    public static MemoryEstimate estimate(long entries, int averageKeyBytes, int averageValueBytes) {
+        return estimate(entries, averageKeyBytes, averageValueBytes, false, true);
+    }
+
+    /**
+     * The estimate for {@code entries} entries of the given average sizes.
+     *
+     * @param withExpiry whether entries carry a deadline (any expiry setting or per-entry TTL)
+     * @param presized whether the builder gets {@code expectedEntries(entries)}
+     * @throws IllegalArgumentException if a count or size is out of range
+     */
+    public static MemoryEstimate estimate(
+            long entries, int averageKeyBytes, int averageValueBytes, boolean withExpiry, boolean presized) {
+        if (entries <= 0) {
+            throw new IllegalArgumentException("entries must be positive, was " + entries);
+        }
+        if (averageKeyBytes <= 0 || averageKeyBytes > RecordLayout.MAX_KEY_LENGTH) {
+            throw new IllegalArgumentException(
+                    "averageKeyBytes must be in [1, " + RecordLayout.MAX_KEY_LENGTH + "], was " + averageKeyBytes);
+        }
+        if (averageValueBytes < 0) {
+            throw new IllegalArgumentException("averageValueBytes must not be negative, was " + averageValueBytes);
+        }
+        double load = presized ? PRESIZED_INDEX_LOAD : GROWING_INDEX_LOAD;
+        long indexBytes = (long) Math.ceil(entries * 8.0 / load);
+        // The page size depends on the budget: size for records first, then settle.
+        long budget = entries * (long) (averageKeyBytes + averageValueBytes) + indexBytes;
+        MemoryEstimate estimate = null;
+        for (int round = 0; round < 3; round++) {
+            CacheSizing sizing = CacheSizing.of(budget, presized ? entries : -1, -1, -1, cores());
+            boolean large = averageValueBytes > sizing.largeValueThreshold();
+            double padding = withExpiry ? 8 + 3.5 : 0;
+            double record = 1
+                    + varint(averageKeyBytes)
+                    + varint(averageValueBytes)
+                    + averageKeyBytes
+                    + (large ? RecordLayout.EXTENT_ID_BYTES : averageValueBytes)
+                    + padding;
+            long recordBytes = (long) Math.ceil(entries * record);
+            long largeBytes = large ? entries * (long) Math.max(8, averageValueBytes) : 0;
+            // Each writer stripe and the evictor hold one partly filled page; two pages of
+            // headroom keep writers from waiting on eviction.
+            long slack = (long) (sizing.writerStripes() + 1 + 2) * sizing.pageSize();
+            long total = recordBytes + largeBytes + indexBytes + slack;
+            estimate = new MemoryEstimate(entries, recordBytes, largeBytes, indexBytes, slack, total);
+            budget = total;
+        }
+        return estimate;
+    }
+
+    private static int varint(int value) {
+        return RecordLayout.varintSize(value);
+    }
+
+    private static int cores() {
+        return Runtime.getRuntime().availableProcessors();
+    }
+
+    /**
+     * A prediction of native memory.
+     *
+     * @param entries the entries it is for
+     * @param recordBytes records in pages: headers, keys and small values
+     * @param largeValueBytes values stored in extents of their own
+     * @param indexBytes the hash index
+     * @param pageSlackBytes partly filled pages and headroom
+     * @param totalBytes the sum: a {@code maximumBytes} that holds the entries
+     */
+    public record MemoryEstimate(
+            long entries,
+            long recordBytes,
+            long largeValueBytes,
+            long indexBytes,
+            long pageSlackBytes,
+            long totalBytes) {
+
+        /** Total bytes per entry. */
+        public double bytesPerEntry() {
+            return (double) totalBytes / entries;
+        }
+
+        /** The index's share of the total. */
+        public double indexShare() {
+            return (double) indexBytes / totalBytes;
+        }
+    }
+}

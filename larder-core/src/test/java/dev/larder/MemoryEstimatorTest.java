@@ -1,0 +1,47 @@
+package dev.larder;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class MemoryEstimatorTest {
+
+    @ParameterizedTest
+    @CsvSource({"200000, 16, 256", "200000, 16, 32", "50000, 40, 1000", "2000, 16, 100000"})
+    void aCacheSizedByTheEstimateHoldsTheEntriesAndUsesAboutThatMuch(int entries, int keyBytes, int valueBytes) {
+        MemoryEstimator.MemoryEstimate estimate = MemoryEstimator.estimate(entries, keyBytes, valueBytes);
+        byte[] value = new byte[valueBytes];
+        try (LarderCache<Long, byte[]> cache = Larder.newBuilder(Codecs.longs(), Codecs.bytes())
+                .maximumBytes(estimate.totalBytes())
+                .expectedEntries(entries)
+                .build()) {
+            for (long i = 0; i < entries; i++) {
+                cache.put(i, value);
+            }
+            // 8-byte long keys stand in for keyBytes-long keys: correct the record bytes.
+            long keyCorrection = (long) entries * (keyBytes - 8);
+            assertThat(cache.size()).as("nothing evicted").isEqualTo(entries);
+            double predicted = estimate.totalBytes() - keyCorrection;
+            assertThat((double) cache.memoryUsed()).isBetween(0.85 * predicted, 1.0 * estimate.totalBytes());
+        }
+    }
+
+    @Test
+    void reportsTheIndexShareAndBytesPerEntry() {
+        var e = MemoryEstimator.estimate(1_000_000, 16, 256);
+        assertThat(e.bytesPerEntry()).isBetween(280.0, 300.0);
+        assertThat(e.indexShare()).isBetween(0.03, 0.05);
+        var small = MemoryEstimator.estimate(1_000_000, 16, 32);
+        assertThat(small.bytesPerEntry()).isBetween(55.0, 64.0);
+    }
+
+    @Test
+    void rejectsBadArguments() {
+        assertThatThrownBy(() -> MemoryEstimator.estimate(0, 16, 256)).hasMessageContaining("entries");
+        assertThatThrownBy(() -> MemoryEstimator.estimate(1, 0, 256)).hasMessageContaining("averageKeyBytes");
+        assertThatThrownBy(() -> MemoryEstimator.estimate(1, 16, -1)).hasMessageContaining("averageValueBytes");
+    }
+}
