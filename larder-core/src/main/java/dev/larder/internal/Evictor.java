@@ -70,15 +70,19 @@ final class Evictor {
     /** Evicts until {@code goal} holds. Returns false if nothing more can be reclaimed. */
     boolean makeRoom(Goal goal, long bytes) {
         int reinsertions = 0;
-        boolean compact = goal != Goal.ENTRY && liveShare() < COMPACT_BELOW;
+        // Compaction frees pages, so it serves a writer waiting for a page; a large value or
+        // the index needs budget, which only eviction of live entries gives back for sure.
+        boolean compact = goal == Goal.PAGE && liveShare() < COMPACT_BELOW;
         long waitingSince = 0;
         for (int steps = 0; steps < MAX_STEPS; ) {
             if (met(goal, bytes)) {
                 return true;
             }
-            if (retiredCount > 0 && goal != Goal.ENTRY) {
-                reclaim();
-                continue;
+            if (goal != Goal.ENTRY && (retiredCount > 0 || cache.large.hasRetired() || cache.hasRetiredTables())) {
+                reclaim(); // evicted large values and retired pages count only once freed
+                if (met(goal, bytes)) {
+                    return true;
+                }
             }
             Step step = step(true, reinsertions < MAX_REINSERTIONS, compact);
             if (step == Step.WAITING) {
@@ -213,7 +217,8 @@ final class Evictor {
         RecordLayout.Header h = header.parse(segment, offset, limit);
         long location = store.location(page, offset);
         long recordEnd = h.end;
-        Step result = judge(location, segment, h, evict, mayReinsert, compact);
+        // Never compact an active page: the copies could land in it and be walked again.
+        Step result = judge(location, segment, h, evict, mayReinsert, compact && store.isSealed(page));
         if (result == Step.KEPT) {
             return Step.NOTHING; // a live record at the oldest end: nothing more to drop
         }
@@ -277,41 +282,45 @@ final class Evictor {
     }
 
     /**
-     * Reclaims up to {@code maxPages} sealed pages whose every record has expired, wherever they
-     * are in the log: each record is judged as at the oldest end (expired ones removed, any that
-     * a reader extended copied forward), then the page leaves the log and is retired. Work is
-     * proportional to the expired records, never to the live ones.
+     * Removes the expired records of up to {@code maxPages} pages whose earliest deadline has
+     * passed, wherever the pages are in the log, and re-queues each page by the earliest
+     * deadline of the records it keeps. Only pages holding an expired entry are looked at, so the
+     * work is proportional to the pages with expired entries, not to the cache.
      */
     private void expirePages(int maxPages) {
         for (int n = 0; n < maxPages; n++) {
             long now = cache.ticker.read();
-            int expired = store.pollExpiredPage(now);
-            if (expired < 0) {
+            int expiring = store.pollExpiringPage(now);
+            if (expiring < 0) {
                 return;
             }
-            if (expired == page) {
-                continue; // the cursor is in it; the FIFO walk reclaims it
-            }
-            MemorySegment segment = store.pageById(expired);
-            long top = store.sealedTop(expired);
+            long seen = store.minDeadline(expiring);
+            MemorySegment segment = store.pageById(expiring);
+            long limit = store.limit(expiring);
+            long remaining = Long.MAX_VALUE;
+            boolean undecided = limit < 0;
             RecordLayout.Header h = new RecordLayout.Header();
-            boolean undecided = false;
-            for (long at = 0; at < top; at = h.end) {
+            for (long at = 0; !undecided && at < limit; at = h.end) {
                 if ((RecordLayout.layout(segment, at) & RecordLayout.DECIDED) == 0) {
                     undecided = true; // a writer is still installing: look again shortly
                     break;
                 }
-                h.parse(segment, at, top);
+                h.parse(segment, at, limit);
                 long end = h.end;
-                judge(store.location(expired, at), segment, h, true, false, true);
+                Step step = judge(store.location(expiring, at), segment, h, false, false, false);
+                if (step == Step.KEPT && h.expires()) {
+                    long deadline = RecordLayout.readDeadline(segment, h.deadlineOffset);
+                    if (remaining == Long.MAX_VALUE || deadline - remaining < 0) {
+                        remaining = deadline;
+                    }
+                }
                 h.end = end;
             }
             if (undecided) {
-                store.requeueExpiring(expired, now + 1_000_000);
+                store.requeueExpiring(expiring, now + 1_000_000);
                 return;
             }
-            store.removeFromLog(expired);
-            retire(expired);
+            store.resetMinDeadline(expiring, seen, remaining);
         }
     }
 
@@ -347,8 +356,6 @@ final class Evictor {
         RecordLayout.markDecided(to, at); // before the word is published: see RecordLayout
         if (expires) {
             store.noteDeadline(target, deadline);
-        } else {
-            store.noteImmortal(target);
         }
         int newBytes = (int) (keyAt + payload - at);
         shard.relocate(slot, target, recordBytes, newBytes);

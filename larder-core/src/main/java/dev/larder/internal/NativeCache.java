@@ -195,11 +195,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                     return null;
                 }
                 if (recordAccess && expireAfterAccessNanos > 0 && (h.layout & RecordLayout.FIXED_TTL) == 0) {
-                    long extended = now + expireAfterAccessNanos;
-                    if (extended - deadline > (expireAfterAccessNanos >>> 5)) {
-                        store.noteDeadline(location, extended); // first, so the page is never reclaimed early
-                        RecordLayout.writeDeadline(page, h.deadlineOffset, extended);
-                    }
+                    extendLife(page, h, deadline, now);
                 }
             }
             if (recordAccess) {
@@ -211,6 +207,14 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             if (expiredLocation >= 0) {
                 removeExpired(shard, hash, ks, expiredLocation);
             }
+        }
+    }
+
+    /** Under expireAfterAccess, moves a read entry's deadline forward (coarsely, to save writes). */
+    private void extendLife(MemorySegment page, RecordLayout.Header h, long deadline, long now) {
+        long extended = now + expireAfterAccessNanos;
+        if (extended - deadline > (expireAfterAccessNanos >>> 5)) {
+            RecordLayout.writeDeadline(page, h.deadlineOffset, extended);
         }
     }
 
@@ -258,10 +262,17 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             MemorySegment page = store.page(location);
             long offset = store.offset(location);
             RecordLayout.Header h = new RecordLayout.Header().parse(page, offset, sizing.pageSize());
-            if (h.expires() && ticker.read() - RecordLayout.readDeadline(page, h.deadlineOffset) >= 0) {
-                expiredLocation = location;
-                stats.misses.increment();
-                return null;
+            if (h.expires()) {
+                long now = ticker.read();
+                long deadline = RecordLayout.readDeadline(page, h.deadlineOffset);
+                if (now - deadline >= 0) {
+                    expiredLocation = location;
+                    stats.misses.increment();
+                    return null;
+                }
+                if (expireAfterAccessNanos > 0 && (h.layout & RecordLayout.FIXED_TTL) == 0) {
+                    extendLife(page, h, deadline, now);
+                }
             }
             RecordLayout.recordAccess(page, offset);
             stats.hits.increment();
@@ -284,12 +295,17 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         return READER_DEPTH.get()[0] > 0;
     }
 
+    /**
+     * The present values of {@code keys}; a loading cache also loads the absent ones (one load
+     * per key at a time, as {@link #get(Object)}), leaving out keys it loads no value for.
+     */
     @Override
     public Map<K, V> getAll(Iterable<? extends K> keys) {
+        checkOpen();
         Objects.requireNonNull(keys, "keys");
         Map<K, V> result = new LinkedHashMap<>();
         for (K key : keys) {
-            V value = getIfPresent(key);
+            V value = loader == null ? getIfPresent(key) : get(key);
             if (value != null) {
                 result.put(key, value);
             }
@@ -492,8 +508,6 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             long location = reserve(stripe, keyLength, valueLength, expires, isLarge);
             if (expires) {
                 store.noteDeadline(location, deadline);
-            } else {
-                store.noteImmortal(location);
             }
             MemorySegment page = store.page(location);
             long offset = store.offset(location);
@@ -1292,6 +1306,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
 
     @Override
     public long memoryMax() {
+        checkOpen();
         return budget.maximum();
     }
 

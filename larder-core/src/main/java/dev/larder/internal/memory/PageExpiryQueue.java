@@ -3,11 +3,11 @@ package dev.larder.internal.memory;
 import java.util.Arrays;
 
 /**
- * A binary min-heap of (deadline, page) pairs: sealed pages whose records all expire, ordered by
- * the latest deadline among their records. The evictor pops the pages whose every record is
- * past its deadline and reclaims them whole, so expired entries are found without looking at a
- * single live one. Entries may be stale (a reader extended a deadline, the page was reclaimed
- * meanwhile); the caller re-checks each popped page. Not thread-safe: the page store guards it.
+ * A binary min-heap of (deadline, page) pairs: pages by the earliest deadline among their
+ * records. The evictor pops the pages whose earliest deadline has passed and removes their
+ * expired records, so it only ever looks at pages that hold an expired entry. Entries may be
+ * stale (the page was reset or recycled meanwhile); the caller re-checks each popped page. Not
+ * thread-safe: the page store guards it.
  */
 final class PageExpiryQueue {
     private long[] deadlines = new long[16];

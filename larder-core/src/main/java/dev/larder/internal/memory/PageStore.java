@@ -48,13 +48,14 @@ public final class PageStore {
     private final long[] cursors;
     private final Object[] stripeLocks;
 
-    /** The latest deadline of any record in a page (CAS-max by writers and extending readers). */
-    private final long[] maxDeadline;
-    /** Non-zero once a page holds a record without a deadline: it never expires whole. */
-    private final byte[] immortal;
+    /**
+     * The earliest deadline of any record in a page, {@link Long#MAX_VALUE} for none: lowered
+     * by writers with a CAS, reset by the evictor after it has removed a page's expired records.
+     */
+    private final long[] minDeadline;
     /** Whether a page is in the FIFO (guarded by this). */
     private final boolean[] inLog;
-    /** Sealed pages that may expire whole (guarded by this). */
+    /** Pages by the earliest deadline of their records (guarded by this). */
     private final PageExpiryQueue expiring = new PageExpiryQueue();
 
     // Guarded by this: the FIFO of pages in activation order, free pages, unused page ids.
@@ -92,8 +93,7 @@ public final class PageStore {
             cursors[(s + 1) * STRIDE] = NO_PAGE;
             stripeLocks[s] = new Object();
         }
-        this.maxDeadline = new long[maxPages];
-        this.immortal = new byte[maxPages];
+        this.minDeadline = new long[maxPages];
         this.inLog = new boolean[maxPages];
         this.fifo = new int[maxPages];
         this.freePages = new int[maxPages];
@@ -189,8 +189,7 @@ public final class PageStore {
             synchronized (this) {
                 sealedTop[fresh] = -1;
                 pageStripe[fresh] = stripe;
-                maxDeadline[fresh] = Long.MIN_VALUE;
-                immortal[fresh] = 0;
+                minDeadline[fresh] = Long.MAX_VALUE;
             }
             enqueue(fresh);
             CURSOR.setVolatile(cursors, index, (long) fresh << 32);
@@ -201,74 +200,64 @@ public final class PageStore {
     private void seal(int page, long top) {
         synchronized (this) {
             sealedTop[page] = top;
-            long deadline = (long) DEADLINE.getVolatile(maxDeadline, page);
-            if (immortal[page] == 0 && deadline != Long.MIN_VALUE) {
-                expiring.add(deadline, page);
-            }
-        }
-    }
-
-    /** Notes that a record with {@code deadline} lives at {@code location} (or was extended). */
-    public void noteDeadline(long location, long deadline) {
-        int page = (int) (location >>> pageShift);
-        for (; ; ) {
-            long current = (long) DEADLINE.getVolatile(maxDeadline, page);
-            if (current != Long.MIN_VALUE && current - deadline >= 0) {
-                return;
-            }
-            if (DEADLINE.compareAndSet(maxDeadline, page, current, deadline)) {
-                return;
-            }
-        }
-    }
-
-    /** Notes that a record without a deadline lives at {@code location}. */
-    public void noteImmortal(long location) {
-        int page = (int) (location >>> pageShift);
-        if (immortal[page] == 0) {
-            immortal[page] = 1;
         }
     }
 
     /**
-     * A sealed page in the log whose every record is past its deadline at {@code now}, or -1.
-     * Pages that gained a later deadline since they were queued go back in the queue.
+     * Notes that a record with {@code deadline} was written at {@code location}; if it is the
+     * page's earliest, the page is queued to be looked at when it passes.
      */
-    public synchronized int pollExpiredPage(long now) {
+    public void noteDeadline(long location, long deadline) {
+        int page = (int) (location >>> pageShift);
+        for (; ; ) {
+            long current = (long) DEADLINE.getVolatile(minDeadline, page);
+            if (current != Long.MAX_VALUE && deadline - current >= 0) {
+                return;
+            }
+            if (DEADLINE.compareAndSet(minDeadline, page, current, deadline)) {
+                synchronized (this) {
+                    expiring.add(deadline, page);
+                }
+                return;
+            }
+        }
+    }
+
+    /**
+     * A page in the log whose earliest deadline has passed at {@code now}, or -1. Queue entries
+     * made stale by a later reset are skipped.
+     */
+    public synchronized int pollExpiringPage(long now) {
         while (!expiring.isEmpty() && expiring.peekDeadline() - now < 0) {
             int page = expiring.poll();
-            if (!inLog[page] || immortal[page] != 0 || sealedTop[page] < 0) {
-                continue;
+            long current = (long) DEADLINE.getVolatile(minDeadline, page);
+            if (inLog[page] && current != Long.MAX_VALUE && current - now < 0) {
+                return page;
             }
-            long deadline = (long) DEADLINE.getVolatile(maxDeadline, page);
-            if (deadline - now >= 0) {
-                expiring.add(deadline, page);
-                continue;
-            }
-            return page;
         }
         return -1;
     }
 
-    /** Puts a page polled by {@link #pollExpiredPage} back, to look at again after {@code deadline}. */
-    public synchronized void requeueExpiring(int page, long deadline) {
-        expiring.add(deadline, page);
+    /** The page's earliest deadline as noted so far. */
+    public long minDeadline(int page) {
+        return (long) DEADLINE.getVolatile(minDeadline, page);
     }
 
-    /** Takes a sealed page out of the FIFO wherever it is; the caller retires it. */
-    public synchronized void removeFromLog(int page) {
-        for (int i = 0; i < fifoSize; i++) {
-            int at = (fifoHead + i) % maxPages;
-            if (fifo[at] == page) {
-                for (int j = i; j < fifoSize - 1; j++) {
-                    fifo[(fifoHead + j) % maxPages] = fifo[(fifoHead + j + 1) % maxPages];
-                }
-                fifoSize--;
-                inLog[page] = false;
-                return;
+    /**
+     * After the evictor removed a page's expired records: sets its earliest deadline to that of
+     * the records left, unless a writer lowered it since {@code seen} (then the writer queued it).
+     */
+    public void resetMinDeadline(int page, long seen, long remaining) {
+        if (DEADLINE.compareAndSet(minDeadline, page, seen, remaining) && remaining != Long.MAX_VALUE) {
+            synchronized (this) {
+                expiring.add(remaining, page);
             }
         }
-        throw new IllegalStateException("page " + page + " is not in the log");
+    }
+
+    /** Queues a page to be looked at again after {@code deadline}. */
+    public synchronized void requeueExpiring(int page, long deadline) {
+        expiring.add(deadline, page);
     }
 
     /** Where a sealed page's records end. */
