@@ -3,6 +3,7 @@ package dev.larder.internal.memory;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The one place Larder allocates and frees native memory. Every block is a zeroed, 8-byte
@@ -17,11 +18,32 @@ public final class NativeMemory {
 
     /** A native block of {@code bytes} bytes and the arena that owns it. */
     public record Block(Arena arena, MemorySegment segment) {
-        /** Frees the block. Accesses racing with this throw IllegalStateException. */
+        /**
+         * Frees the block. Accesses racing with this throw IllegalStateException. A thread that
+         * holds the block for a native call (a direct ByteBuffer view of a value passed to I/O
+         * or a checksum, say) makes the close fail for as long as the call lasts: it is retried
+         * until that call returns.
+         */
         public void free() {
             long size = segment.byteSize();
-            arena.close();
-            OUTSTANDING.addAndGet(-size);
+            for (int attempt = 0; ; attempt++) {
+                if (!arena.scope().isAlive()) {
+                    return; // already freed
+                }
+                try {
+                    arena.close();
+                    OUTSTANDING.addAndGet(-size);
+                    return;
+                } catch (IllegalStateException acquired) {
+                    if (attempt < 100) {
+                        Thread.onSpinWait();
+                    } else if (attempt < 1_000) {
+                        Thread.yield();
+                    } else {
+                        LockSupport.parkNanos(100_000);
+                    }
+                }
+            }
         }
     }
 
