@@ -18,7 +18,10 @@ import java.util.function.Function;
  * {@link IllegalStateException}.
  *
  * <p>An entry that does not fit in the cache at all is rejected with {@link
- * EntryTooLargeException}. Otherwise a full cache evicts other entries to make room.
+ * EntryTooLargeException}. Otherwise a full cache evicts other entries to make room. Keys are 1
+ * to 65,535 bytes once encoded, and at most a quarter of a page (pages are the budget / 2048,
+ * between 4 KiB and 8 MiB: so 1 KiB for budgets under 16 MiB, the full 64 KiB from 512 MiB); a
+ * longer or empty key is rejected with {@link IllegalArgumentException} naming its size.
  *
  * @param <K> the key type
  * @param <V> the value type
