@@ -7,7 +7,6 @@ import dev.larder.internal.memory.NativeMemory;
 import dev.larder.internal.memory.PageStore;
 import dev.larder.internal.memory.RecordLayout;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -50,8 +49,6 @@ final class Evictor {
     static final double COMPACT_BELOW = 0.75;
     /** How long eviction waits for a writer that reserved the oldest record to install it. */
     static final long WAIT_LIMIT_NANOS = 10_000_000_000L;
-
-    private static final ValueLayout.OfLong EXTENT_ID = ValueLayout.JAVA_LONG_UNALIGNED;
 
     private final NativeCache<?, ?> cache;
     private final PageStore store;
@@ -235,9 +232,8 @@ final class Evictor {
             boolean compact) {
         long hash = KeyHash.hash(cache.seed, segment, h.keyOffset, h.keyLength);
         IndexShard shard = cache.shardFor(hash);
-        Object key = null;
-        Object value = null;
         RemovalCause cause;
+        Removal removal;
         shard.lock.lock();
         try {
             int slot = shard.slotOfLocation(hash, location);
@@ -260,13 +256,7 @@ final class Evictor {
             cause = expired ? RemovalCause.EXPIRED : RemovalCause.SIZE;
             shard.removeAt(slot, recordBytes);
             cache.entries.decrementAndGet();
-            if (cache.listener != null) {
-                key = cache.decodeKey(location, h);
-                value = cache.decodeValue(location, h);
-            }
-            if (h.large()) {
-                cache.large.retire(segment.get(EXTENT_ID, h.valueOffset));
-            }
+            removal = cache.unlinked(location, h, null, cause);
         } finally {
             shard.lock.unlock();
         }
@@ -275,8 +265,8 @@ final class Evictor {
         } else {
             cache.stats.evictions.increment();
         }
-        if (cache.listener != null) {
-            removals.add(new Removal(key, value, cause));
+        if (removal != null) {
+            removals.add(removal);
         }
         return cause == RemovalCause.EXPIRED ? Step.DROPPED_DEAD_OR_EXPIRED : Step.EVICTED;
     }

@@ -580,8 +580,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         long outcome;
         long replaced = ABSENT;
         boolean replacedExpired = false;
-        K notifyKey = null;
-        V notifyValue = null;
+        Evictor.Removal removal = null;
         int token = epochs.enter();
         try {
             NativeMemory.Block oldTable = null;
@@ -631,20 +630,11 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                 }
             }
             if (outcome == DONE && replaced >= 0) {
-                RecordLayout.Header old = header(replaced);
-                boolean wantValue = previous != null && !replacedExpired;
-                if (wantValue || listener != null) {
-                    notifyValue = decodeValue(replaced, old);
-                    if (wantValue) {
-                        previous[0] = notifyValue;
-                    }
-                    if (listener != null) {
-                        notifyKey = decodeKey(replaced, old);
-                    }
-                }
-                if (old.large()) {
-                    large.retire(store.page(replaced).get(EXTENT_ID, old.valueOffset));
-                }
+                removal = unlinked(
+                        replaced,
+                        header(replaced),
+                        previous,
+                        replacedExpired ? RemovalCause.EXPIRED : RemovalCause.REPLACED);
             }
         } finally {
             epochs.exit(token);
@@ -654,9 +644,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             if (replacedExpired) {
                 stats.expirations.increment();
             }
-            if (notifyKey != null) {
-                notify(notifyKey, notifyValue, replacedExpired ? RemovalCause.EXPIRED : RemovalCause.REPLACED);
-            }
+            deliver(removal);
         }
         return outcome;
     }
@@ -894,8 +882,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
      */
     private long unlink(
             IndexShard shard, long hash, KeyScratch ks, long condition, Object[] previous, RemovalCause cause) {
-        K notifyKey = null;
-        V notifyValue = null;
+        Evictor.Removal removal;
         RemovalCause actual = cause;
         long removed = FAILED;
         int token = epochs.enter();
@@ -925,19 +912,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             } finally {
                 shard.lock.unlock();
             }
-            boolean wantValue = previous != null && actual != RemovalCause.EXPIRED;
-            if (wantValue || listener != null) {
-                notifyValue = decodeValue(removed, h);
-                if (wantValue) {
-                    previous[0] = notifyValue;
-                }
-                if (listener != null) {
-                    notifyKey = decodeKey(removed, h);
-                }
-            }
-            if (h.large()) {
-                large.retire(store.page(removed).get(EXTENT_ID, h.valueOffset));
-            }
+            removal = unlinked(removed, h, previous, actual);
         } finally {
             epochs.exit(token);
         }
@@ -946,9 +921,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         } else {
             stats.removals.increment();
         }
-        if (notifyKey != null) {
-            notify(notifyKey, notifyValue, actual);
-        }
+        deliver(removal);
         return actual == cause ? removed : FAILED;
     }
 
@@ -1185,16 +1158,14 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                     int n = shard.count();
                     for (int i = 0; i < n; i++) {
                         long location = locations[i];
-                        RecordLayout.Header h = header(location);
                         boolean expired = isExpired(location);
-                        if (listener != null) {
-                            removed.add(new Evictor.Removal(
-                                    decodeKey(location, h),
-                                    decodeValue(location, h),
-                                    expired ? RemovalCause.EXPIRED : RemovalCause.EXPLICIT));
-                        }
-                        if (h.large()) {
-                            large.retire(store.page(location).get(EXTENT_ID, h.valueOffset));
+                        Evictor.Removal removal = unlinked(
+                                location,
+                                header(location),
+                                null,
+                                expired ? RemovalCause.EXPIRED : RemovalCause.EXPLICIT);
+                        if (removal != null) {
+                            removed.add(removal);
                         }
                         if (expired) {
                             stats.expirations.increment();
@@ -1351,32 +1322,46 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         return shards[IndexWord.shardBits(hash) & shardMask];
     }
 
-    void notify(K key, V value, RemovalCause cause) {
-        if (cause == RemovalCause.SIZE) {
-            stats.evictions.increment();
+    /**
+     * After a record's word is gone, inside an epoch: decodes the value for the caller ({@code
+     * previous[0]}, unless it expired) and the entry for the listener, and retires the record's
+     * large value. Returns the removal to deliver once out of the epoch, or null.
+     */
+    Evictor.Removal unlinked(long location, RecordLayout.Header h, Object[] previous, RemovalCause cause) {
+        boolean wantValue = previous != null && cause != RemovalCause.EXPIRED;
+        Evictor.Removal removal = null;
+        if (wantValue || listener != null) {
+            Object value = decodeValue(location, h);
+            if (wantValue) {
+                previous[0] = value;
+            }
+            if (listener != null) {
+                removal = new Evictor.Removal(decodeKey(location, h), value, cause);
+            }
         }
-        if (listener == null) {
+        if (h.large()) {
+            large.retire(store.page(location).get(EXTENT_ID, h.valueOffset));
+        }
+        return removal;
+    }
+
+    /** Tells the listener about one removal (null: nothing to tell). */
+    @SuppressWarnings("unchecked")
+    void deliver(Evictor.Removal removal) {
+        if (removal == null || listener == null) {
             return;
         }
         try {
-            listener.onRemoval(key, value, cause);
+            listener.onRemoval((K) removal.key(), (V) removal.value(), removal.cause());
         } catch (RuntimeException e) {
             System.getLogger(NativeCache.class.getName())
                     .log(System.Logger.Level.WARNING, "removal listener threw; ignored", e);
         }
     }
 
-    @SuppressWarnings("unchecked")
     void deliver(List<Evictor.Removal> removed) {
         for (Evictor.Removal r : removed) {
-            if (listener != null) {
-                try {
-                    listener.onRemoval((K) r.key(), (V) r.value(), r.cause());
-                } catch (RuntimeException e) {
-                    System.getLogger(NativeCache.class.getName())
-                            .log(System.Logger.Level.WARNING, "removal listener threw; ignored", e);
-                }
-            }
+            deliver(r);
         }
     }
 
