@@ -1,0 +1,64 @@
+package dev.larder.simulator.policy;
+
+import dev.larder.Codecs;
+import dev.larder.Larder;
+import dev.larder.LarderCache;
+
+/**
+ * The real Larder cache through its public API: {@code maximumEntries(capacity)} with a byte
+ * budget large enough that only the entry bound binds, long keys and a 1-byte value. A hit is a
+ * non-null {@code getIfPresent}; a miss is followed by a {@code put}.
+ *
+ * <p>This is the only class of the simulator that knows Larder; a direct adapter to the
+ * eviction policy can replace it without touching the rest.
+ */
+public final class LarderPolicy implements Policy {
+    /** The byte budget's floor; above it, 256 bytes per entry, far more than a record needs. */
+    static final long MIN_BUDGET = 64L << 20;
+
+    static final long BYTES_PER_ENTRY = 256;
+
+    private static final byte[] VALUE = {1};
+
+    private final LarderCache<Long, byte[]> cache;
+    private final int capacity;
+
+    public LarderPolicy(int capacity) {
+        if (capacity <= 0) {
+            throw new IllegalArgumentException("capacity must be positive, was " + capacity);
+        }
+        this.capacity = capacity;
+        this.cache = Larder.newBuilder(Codecs.longs(), Codecs.bytes())
+                .maximumBytes(Math.max(MIN_BUDGET, capacity * BYTES_PER_ENTRY))
+                .maximumEntries(capacity)
+                .build();
+    }
+
+    @Override
+    public boolean access(long key) {
+        if (cache.getIfPresent(key) != null) {
+            return true;
+        }
+        cache.put(key, VALUE);
+        return false;
+    }
+
+    /** Entries held now; never above the capacity if the bound is honoured. */
+    public long size() {
+        return cache.size();
+    }
+
+    public int capacity() {
+        return capacity;
+    }
+
+    @Override
+    public String name() {
+        return "larder";
+    }
+
+    @Override
+    public void close() {
+        cache.close();
+    }
+}
