@@ -350,8 +350,12 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         if ((layout & RecordLayout.EXPIRES) == 0) {
             return false;
         }
-        RecordLayout.Header h = new RecordLayout.Header().parse(page, offset, sizing.pageSize());
-        return ticker.read() - RecordLayout.readDeadline(page, h.deadlineOffset) >= 0;
+        return isExpired(location, new RecordLayout.Header().parse(page, offset, sizing.pageSize()));
+    }
+
+    /** Whether the record at {@code location}, parsed into {@code h}, is past its deadline. */
+    boolean isExpired(long location, RecordLayout.Header h) {
+        return h.expires() && ticker.read() - RecordLayout.readDeadline(store.page(location), h.deadlineOffset) >= 0;
     }
 
     /**
@@ -581,9 +585,13 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         long replaced = ABSENT;
         boolean replacedExpired = false;
         Evictor.Removal removal = null;
-        int token = epochs.enter();
+        // Decoding the replaced value needs an epoch entered before the lock is released; a
+        // plain put skips both.
+        boolean decode = previous != null || listener != null;
+        int token = decode ? epochs.enter() : -1;
         try {
             NativeMemory.Block oldTable = null;
+            RecordLayout.Header old = null;
             shard.lock.lock();
             try {
                 // Decided before the word is published, under the lock: see RecordLayout.
@@ -591,14 +599,19 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                 checkOpen();
                 int slot = shard.slotOf(hash, store, ks.segment, ks.length);
                 long current = slot >= 0 ? IndexWord.location(shard.wordAt(slot)) : ABSENT;
-                boolean live = current >= 0 && !isExpired(current);
+                if (current >= 0) {
+                    old = header(current); // safe without an epoch: the evictor needs this lock
+                }
+                boolean live = current >= 0 && !isExpired(current, old);
                 if (!conditionHolds(condition, live ? current : ABSENT)) {
                     outcome = FAILED;
                 } else if (current >= 0) {
-                    RecordLayout.Header old = header(current);
                     shard.relocate(slot, location, (int) (old.end - store.offset(current)), recordBytes);
                     replaced = current;
                     replacedExpired = !live;
+                    if (!decode && old.large()) {
+                        large.retire(store.page(current).get(EXTENT_ID, old.valueOffset));
+                    }
                     outcome = DONE;
                 } else if (!tryAddEntry()) {
                     outcome = NEED_ENTRY;
@@ -629,15 +642,14 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                     retireTable(oldTable);
                 }
             }
-            if (outcome == DONE && replaced >= 0) {
+            if (decode && outcome == DONE && replaced >= 0) {
                 removal = unlinked(
-                        replaced,
-                        header(replaced),
-                        previous,
-                        replacedExpired ? RemovalCause.EXPIRED : RemovalCause.REPLACED);
+                        replaced, old, previous, replacedExpired ? RemovalCause.EXPIRED : RemovalCause.REPLACED);
             }
         } finally {
-            epochs.exit(token);
+            if (decode) {
+                epochs.exit(token);
+            }
         }
         if (outcome == DONE) {
             outcome = replaced >= 0 && !replacedExpired ? replaced : ABSENT;
