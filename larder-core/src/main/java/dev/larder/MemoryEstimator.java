@@ -12,7 +12,7 @@ import dev.larder.internal.memory.RecordLayout;
  * <pre>{@code
  * MemoryEstimate e = MemoryEstimator.estimate(10_000_000, 16, 256);
  * LarderCache<String, byte[]> cache = Larder.newBuilder(Codecs.utf8(), Codecs.bytes())
- *         .maximumBytes(e.totalBytes())
+ *         .maximumBytes(e.recommendedMaximumBytes())
  *         .expectedEntries(10_000_000)
  *         .build();
  * }</pre>
@@ -66,12 +66,16 @@ public final class MemoryEstimator {
                     + padding;
             long recordBytes = (long) Math.ceil(entries * record);
             long largeBytes = large ? entries * (long) Math.max(8, averageValueBytes) : 0;
+            // Records do not span pages: the tail of each page that no whole record fits is lost.
+            long perPage = Math.max(1, (long) (sizing.pageSize() / Math.ceil(record)));
+            long pageBytes = (entries + perPage - 1) / perPage * sizing.pageSize();
             // Each writer stripe and the evictor hold one partly filled page; two pages of
             // headroom keep writers from waiting on eviction.
-            long slack = (long) (sizing.writerStripes() + 1 + 2) * sizing.pageSize();
+            long slack = pageBytes - recordBytes + (long) (sizing.writerStripes() + 1 + 2) * sizing.pageSize();
             long total = recordBytes + largeBytes + indexBytes + slack;
-            estimate = new MemoryEstimate(entries, recordBytes, largeBytes, indexBytes, slack, total);
-            budget = total;
+            long headroom = (long) Math.ceil(pageBytes * (1 / CacheSizing.COMPACT_BELOW - 1));
+            estimate = new MemoryEstimate(entries, recordBytes, largeBytes, indexBytes, slack, total, headroom);
+            budget = total + headroom;
         }
         return estimate;
     }
@@ -91,8 +95,10 @@ public final class MemoryEstimator {
      * @param recordBytes records in pages: headers, keys and small values
      * @param largeValueBytes values stored in extents of their own
      * @param indexBytes the hash index
-     * @param pageSlackBytes partly filled pages and headroom
-     * @param totalBytes the sum: a {@code maximumBytes} that holds the entries
+     * @param pageSlackBytes page tails no record fits, partly filled pages and headroom
+     * @param totalBytes the memory the entries occupy once written: the sum of the above
+     * @param overwriteHeadroomBytes room for the dead records that overwrites leave behind until
+     *     compaction reclaims them; without it, a full cache evicts live entries to make room
      */
     public record MemoryEstimate(
             long entries,
@@ -100,9 +106,10 @@ public final class MemoryEstimator {
             long largeValueBytes,
             long indexBytes,
             long pageSlackBytes,
-            long totalBytes) {
+            long totalBytes,
+            long overwriteHeadroomBytes) {
 
-        /** Total bytes per entry. */
+        /** Total bytes per entry once written. */
         public double bytesPerEntry() {
             return (double) totalBytes / entries;
         }
@@ -110,6 +117,14 @@ public final class MemoryEstimator {
         /** The index's share of the total. */
         public double indexShare() {
             return (double) indexBytes / totalBytes;
+        }
+
+        /**
+         * The {@code maximumBytes} that holds the entries and keeps them while they are
+         * overwritten: the total plus the overwrite headroom.
+         */
+        public long recommendedMaximumBytes() {
+            return totalBytes + overwriteHeadroomBytes;
         }
     }
 }

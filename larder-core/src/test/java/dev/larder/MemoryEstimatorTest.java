@@ -10,12 +10,12 @@ import org.junit.jupiter.params.provider.CsvSource;
 class MemoryEstimatorTest {
 
     @ParameterizedTest
-    @CsvSource({"200000, 16, 256", "200000, 16, 32", "50000, 40, 1000", "2000, 16, 100000"})
+    @CsvSource({"200000, 16, 256", "200000, 16, 32", "50000, 40, 1000", "2000, 16, 100000", "10000, 8, 256"})
     void aCacheSizedByTheEstimateHoldsTheEntriesAndUsesAboutThatMuch(int entries, int keyBytes, int valueBytes) {
         MemoryEstimator.MemoryEstimate estimate = MemoryEstimator.estimate(entries, keyBytes, valueBytes);
         byte[] value = new byte[valueBytes];
         try (LarderCache<Long, byte[]> cache = Larder.newBuilder(Codecs.longs(), Codecs.bytes())
-                .maximumBytes(estimate.totalBytes())
+                .maximumBytes(estimate.recommendedMaximumBytes())
                 .expectedEntries(entries)
                 .build()) {
             for (long i = 0; i < entries; i++) {
@@ -26,6 +26,14 @@ class MemoryEstimatorTest {
             assertThat(cache.size()).as("nothing evicted").isEqualTo(entries);
             double predicted = estimate.totalBytes() - keyCorrection;
             assertThat((double) cache.memoryUsed()).isBetween(0.85 * predicted, 1.0 * estimate.totalBytes());
+            // Overwriting every entry twice more stays within the recommended budget without
+            // evicting: compaction reclaims the dead records.
+            for (int round = 0; round < 2; round++) {
+                for (long i = 0; i < entries; i++) {
+                    cache.put(i, value);
+                }
+            }
+            assertThat(cache.size()).as("nothing evicted by overwrites").isEqualTo(entries);
         }
     }
 

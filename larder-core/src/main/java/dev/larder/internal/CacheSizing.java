@@ -10,6 +10,13 @@ import dev.larder.internal.memory.RecordLayout;
  */
 public record CacheSizing(int pageSize, int shards, int writerStripes, int initialSlotsPerShard, double maxLoad) {
 
+    /**
+     * The evictor compacts (copies live records forward) rather than evicts while live records
+     * fill less than this share of the pages. Under uniform overwrites the oldest records are
+     * mostly dead by the time compaction reaches them, so a high threshold costs few copies.
+     */
+    public static final double COMPACT_BELOW = 0.9;
+
     /** Pages per budget: enough that a few partly filled pages cost about 1% of it. */
     static final int TARGET_PAGES = 2048;
 

@@ -45,8 +45,6 @@ final class Evictor {
 
     static final int MAX_STEPS = 1 << 20;
     static final int MAX_REINSERTIONS = 16;
-    /** Compact rather than evict while live records fill less than this share of the log. */
-    static final double COMPACT_BELOW = 0.75;
     /** How long eviction waits for a writer that reserved the oldest record to install it. */
     static final long WAIT_LIMIT_NANOS = 10_000_000_000L;
 
@@ -69,7 +67,7 @@ final class Evictor {
         int reinsertions = 0;
         // Compaction frees pages, so it serves a writer waiting for a page; a large value or
         // the index needs budget, which only eviction of live entries gives back for sure.
-        boolean compact = goal == Goal.PAGE && liveShare() < COMPACT_BELOW;
+        boolean compact = goal == Goal.PAGE && liveShare() < CacheSizing.COMPACT_BELOW;
         long waitingSince = 0;
         for (int steps = 0; steps < MAX_STEPS; ) {
             if (met(goal, bytes)) {
