@@ -1,0 +1,189 @@
+package dev.larder.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.larder.internal.index.IndexShard;
+import dev.larder.internal.memory.RecordLayout;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.constraints.IntRange;
+import org.junit.jupiter.api.Test;
+
+class CacheSizingTest {
+
+    @Provide
+    Arbitrary<Long> budgets() {
+        return Arbitraries.oneOf(
+                Arbitraries.of(1L, 4096L, 8L << 20, 8L << 20 + 1, 1L << 30, 16L << 30, 1L << 40),
+                Arbitraries.longs().between(1, 1L << 42));
+    }
+
+    @Provide
+    Arbitrary<Integer> cores() {
+        return Arbitraries.oneOf(
+                Arbitraries.of(1, 2, 3, 8, 12, 64, 256), Arbitraries.integers().between(1, 512));
+    }
+
+    @Property(tries = 1000)
+    void pageSizeIsAPowerOfTwoWithinBoundsAndGivesAboutTheTargetPageCount(
+            @ForAll("budgets") long maximumBytes, @ForAll("cores") int cores) {
+        CacheSizing s = CacheSizing.of(maximumBytes, -1, -1, 0, cores);
+        assertThat(Integer.bitCount(s.pageSize())).isEqualTo(1);
+        assertThat(s.pageSize()).isBetween(CacheSizing.MIN_PAGE_SIZE, CacheSizing.MAX_PAGE_SIZE);
+        long pages = maximumBytes / s.pageSize();
+        if (s.pageSize() > CacheSizing.MIN_PAGE_SIZE && s.pageSize() < CacheSizing.MAX_PAGE_SIZE) {
+            // Rounded down: between the target and twice it.
+            assertThat(pages).isBetween((long) CacheSizing.TARGET_PAGES, 2L * CacheSizing.TARGET_PAGES - 1);
+        } else if (s.pageSize() == CacheSizing.MIN_PAGE_SIZE) {
+            assertThat(pages).isLessThan(2L * CacheSizing.TARGET_PAGES);
+        } else {
+            assertThat(pages).isGreaterThanOrEqualTo(CacheSizing.TARGET_PAGES);
+        }
+        // Bigger budgets never get smaller pages.
+        CacheSizing bigger = CacheSizing.of(maximumBytes * 2, -1, -1, 0, cores);
+        assertThat(bigger.pageSize()).isGreaterThanOrEqualTo(s.pageSize());
+    }
+
+    @Property(tries = 1000)
+    void shardsArePowersOfTwoAndStripesAreBounded(
+            @ForAll("budgets") long maximumBytes,
+            @ForAll("cores") int cores,
+            @ForAll @IntRange(min = 0, max = 65_536) int concurrencyLevel) {
+        CacheSizing s = CacheSizing.of(maximumBytes, -1, -1, concurrencyLevel, cores);
+        assertThat(Integer.bitCount(s.shards())).isEqualTo(1);
+        if (concurrencyLevel > 0) {
+            assertThat(s.shards()).isGreaterThanOrEqualTo(concurrencyLevel).isLessThan(2 * concurrencyLevel);
+        } else {
+            assertThat(s.shards()).isLessThanOrEqualTo(1 << 16);
+            assertThat((long) s.shards()).isGreaterThanOrEqualTo(Math.min(1 << 16, 4L * cores));
+            assertThat((long) s.shards())
+                    .isGreaterThanOrEqualTo(Math.min(1 << 16, maximumBytes / CacheSizing.BYTES_PER_SHARD));
+            assertThat((long) s.shards())
+                    .isLessThan(2 * Math.max(4L * cores, maximumBytes / CacheSizing.BYTES_PER_SHARD));
+        }
+        assertThat(s.writerStripes()).isGreaterThanOrEqualTo(1);
+        assertThat(s.writerStripes()).isLessThanOrEqualTo(CacheSizing.ceilPow2(cores));
+        long pages = maximumBytes / s.pageSize();
+        assertThat((long) s.writerStripes()).isLessThanOrEqualTo(Math.max(1, pages / 16));
+        // Without expectations: default slots, default load.
+        assertThat(s.initialSlotsPerShard()).isEqualTo(CacheSizing.DEFAULT_INITIAL_SLOTS);
+        assertThat(s.maxLoad()).isEqualTo(IndexShard.MAX_LOAD);
+    }
+
+    /**
+     * NativeCache picks a writer's stripe as {@code threadId & (writerStripes - 1)}, which reaches
+     * every stripe only when their number is a power of two. A small cache on a machine with
+     * more cores gets {@code pages / 16} stripes, which is not always one.
+     */
+    @Property(tries = 1000)
+    void writerStripesArePowersOfTwo(@ForAll("budgets") long maximumBytes, @ForAll("cores") int cores) {
+        CacheSizing s = CacheSizing.of(maximumBytes, -1, -1, 0, cores);
+        assertThat(Integer.bitCount(s.writerStripes()))
+                .as("%d writer stripes for %d bytes on %d cores", s.writerStripes(), maximumBytes, cores)
+                .isEqualTo(1);
+    }
+
+    @Test
+    void writerStripesOfASmallCacheOnFourCores() {
+        // 200,000 bytes: 48 pages of 4 KiB, 48 / 16 = 3 stripes; with the mask, stripe 1 is never used.
+        CacheSizing s = CacheSizing.of(200_000, -1, -1, 0, 4);
+        assertThat(s.writerStripes()).isIn(1, 2, 4);
+    }
+
+    @Property(tries = 1000)
+    void presizingFitsTheExpectedEntriesWithoutGrowth(
+            @ForAll("budgets") long maximumBytes, @ForAll("cores") int cores, @ForAll("entries") long expectedEntries) {
+        CacheSizing s = CacheSizing.of(maximumBytes, expectedEntries, -1, 0, cores);
+        long slots = s.initialSlotsPerShard();
+        assertThat(slots).isGreaterThanOrEqualTo(IndexShard.MIN_CAPACITY);
+        // Evenly spread, every shard takes its share at the load target of 0.8, below MAX_LOAD.
+        double perShard = expectedEntries / (double) s.shards();
+        assertThat(slots * 0.8).isGreaterThanOrEqualTo(perShard - 1e-6);
+        if (perShard >= 16) {
+            // the room hasRoomWithoutGrowth gives (at tiny sizes the rounding of slots decides)
+            assertThat((long) (slots * s.maxLoad())).isGreaterThanOrEqualTo((long) Math.ceil(perShard));
+        }
+        // and not much more than that
+        assertThat(slots).isLessThanOrEqualTo(Math.max(IndexShard.MIN_CAPACITY, (long) Math.ceil(perShard / 0.8)));
+    }
+
+    @Provide
+    Arbitrary<Long> entries() {
+        return Arbitraries.oneOf(
+                Arbitraries.of(1L, 7L, 1000L, 1_000_000L), Arbitraries.longs().between(1, 1L << 30));
+    }
+
+    @Property(tries = 1000)
+    void anIndexBudgetSetsTheSlotsAndTheLoadFactor(
+            @ForAll("budgets") long maximumBytes,
+            @ForAll("cores") int cores,
+            @ForAll("entries") long expectedEntries,
+            @ForAll @IntRange(min = 1, max = 200) int bytesPerEntryTimesTen) {
+        long indexBudget = Math.max(8, expectedEntries * bytesPerEntryTimesTen / 10);
+        CacheSizing s = CacheSizing.of(maximumBytes, expectedEntries, indexBudget, 0, cores);
+        long slots = s.initialSlotsPerShard();
+        assertThat(slots).isGreaterThanOrEqualTo(IndexShard.MIN_CAPACITY);
+        if (slots > IndexShard.MIN_CAPACITY) {
+            // The tables fit the index budget.
+            assertThat(slots * s.shards() * 8).isLessThanOrEqualTo(indexBudget);
+            assertThat((slots + 1) * s.shards() * 8).isGreaterThan(indexBudget);
+        }
+        assertThat(s.maxLoad()).isBetween(IndexShard.MAX_LOAD, IndexShard.HARD_MAX_LOAD);
+        double load = expectedEntries / (double) (indexBudget / 8);
+        if (load > IndexShard.MAX_LOAD && load < IndexShard.HARD_MAX_LOAD) {
+            assertThat(s.maxLoad()).isEqualTo(load);
+        }
+    }
+
+    @Property(tries = 500)
+    void aMaximalKeyWithTheLargestInlineValueFitsInAPage(
+            @ForAll("budgets") long maximumBytes, @ForAll boolean expires) {
+        CacheSizing s = CacheSizing.of(maximumBytes, -1, -1, 0, 4);
+        assertThat(s.largeValueThreshold()).isEqualTo(s.pageSize() / 8);
+        assertThat(s.maxKeyLength()).isEqualTo(Math.min(RecordLayout.MAX_KEY_LENGTH, s.pageSize() / 4));
+        assertThat(RecordLayout.maxRecordSize(s.maxKeyLength(), s.largeValueThreshold(), expires, false))
+                .isLessThanOrEqualTo(s.pageSize());
+        assertThat(RecordLayout.maxRecordSize(s.maxKeyLength(), Integer.MAX_VALUE, expires, true))
+                .isLessThanOrEqualTo(s.pageSize());
+    }
+
+    @Test
+    void ceilPow2() {
+        assertThat(CacheSizing.ceilPow2(-5)).isEqualTo(1);
+        assertThat(CacheSizing.ceilPow2(0)).isEqualTo(1);
+        assertThat(CacheSizing.ceilPow2(1)).isEqualTo(1);
+        assertThat(CacheSizing.ceilPow2(2)).isEqualTo(2);
+        assertThat(CacheSizing.ceilPow2(3)).isEqualTo(4);
+        assertThat(CacheSizing.ceilPow2(4)).isEqualTo(4);
+        assertThat(CacheSizing.ceilPow2(5)).isEqualTo(8);
+        assertThat(CacheSizing.ceilPow2(65_535)).isEqualTo(65_536);
+        assertThat(CacheSizing.ceilPow2(65_536)).isEqualTo(65_536);
+        assertThat(CacheSizing.ceilPow2(1 << 30)).isEqualTo(1 << 30);
+    }
+
+    @Test
+    void knownSizes() {
+        // 64 MiB on 2 cores: 32 KiB pages, 8 shards, 2 stripes.
+        CacheSizing s = CacheSizing.of(64L << 20, -1, -1, 0, 2);
+        assertThat(s.pageSize()).isEqualTo(32 * 1024);
+        assertThat(s.shards()).isEqualTo(8);
+        assertThat(s.writerStripes()).isEqualTo(2);
+        // 1 MiB: 4 KiB pages (the floor), 256 pages, so 16 stripes at most; 2 cores give 2.
+        s = CacheSizing.of(1L << 20, -1, -1, 0, 2);
+        assertThat(s.pageSize()).isEqualTo(4096);
+        assertThat(s.writerStripes()).isEqualTo(2);
+        // 64 KiB on 16 cores: 16 pages allow one stripe only.
+        s = CacheSizing.of(64L << 10, -1, -1, 0, 16);
+        assertThat(s.writerStripes()).isEqualTo(1);
+        // 1 TiB: 8 MiB pages (the ceiling), 16384 shards.
+        s = CacheSizing.of(1L << 40, -1, -1, 0, 8);
+        assertThat(s.pageSize()).isEqualTo(8 << 20);
+        assertThat(s.shards()).isEqualTo(16_384);
+        // 1M expected entries over 8 shards: 156,250 slots each.
+        s = CacheSizing.of(64L << 20, 1_000_000, -1, 0, 2);
+        assertThat(s.initialSlotsPerShard()).isEqualTo(156_250);
+    }
+}

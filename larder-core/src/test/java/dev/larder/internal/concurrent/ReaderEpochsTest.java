@@ -1,0 +1,299 @@
+package dev.larder.internal.concurrent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.lang.reflect.Field;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** Unit tests of the two-parity read indicator: who synchronize() waits for, and who it does not. */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class ReaderEpochsTest {
+
+    /** A thread that runs {@code synchronize()} once and records when it returned. */
+    private static final class Synchronizer extends Thread {
+        final ReaderEpochs epochs;
+        final CountDownLatch done = new CountDownLatch(1);
+
+        Synchronizer(ReaderEpochs epochs) {
+            super("synchronizer");
+            this.epochs = epochs;
+            setDaemon(true);
+        }
+
+        @Override
+        public void run() {
+            epochs.synchronize();
+            done.countDown();
+        }
+
+        boolean returnedWithin(long millis) throws InterruptedException {
+            return done.await(millis, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** A reader on its own thread that enters on request and exits on request. */
+    private static final class Reader extends Thread {
+        final ReaderEpochs epochs;
+        final CountDownLatch entered = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+        final CountDownLatch exited = new CountDownLatch(1);
+
+        Reader(ReaderEpochs epochs) {
+            super("reader");
+            this.epochs = epochs;
+            setDaemon(true);
+        }
+
+        @Override
+        public void run() {
+            int token = epochs.enter();
+            entered.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            epochs.exit(token);
+            exited.countDown();
+        }
+
+        Reader enterNow() throws InterruptedException {
+            start();
+            assertThat(entered.await(5, TimeUnit.SECONDS)).isTrue();
+            return this;
+        }
+
+        void exitNow() throws InterruptedException {
+            release.countDown();
+            assertThat(exited.await(5, TimeUnit.SECONDS)).isTrue();
+        }
+    }
+
+    private static long epochOf(ReaderEpochs epochs) throws ReflectiveOperationException {
+        Field f = ReaderEpochs.class.getDeclaredField("epoch");
+        f.setAccessible(true);
+        return f.getLong(epochs);
+    }
+
+    /** Waits until a synchronize() in progress has flipped the epoch to {@code epoch}. */
+    private static void awaitEpoch(ReaderEpochs epochs, long epoch) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (epochOf(epochs) != epoch) {
+            assertThat(System.nanoTime()).as("epoch flip to %d", epoch).isLessThan(deadline);
+            Thread.onSpinWait();
+        }
+    }
+
+    @Test
+    void synchronizeWithNoReadersReturnsAtOnce() throws Exception {
+        ReaderEpochs epochs = new ReaderEpochs(4);
+        long start = System.nanoTime();
+        for (int i = 0; i < 10_000; i++) {
+            epochs.synchronize();
+        }
+        assertThat(System.nanoTime() - start).isLessThan(TimeUnit.SECONDS.toNanos(2));
+        assertThat(epochOf(epochs)).isEqualTo(10_000);
+        // Readers that came and went leave nothing behind.
+        for (int i = 0; i < 1000; i++) {
+            epochs.exit(epochs.enter());
+            epochs.synchronize();
+        }
+        Synchronizer s = new Synchronizer(epochs);
+        s.start();
+        assertThat(s.returnedWithin(2000)).isTrue();
+    }
+
+    @Test
+    void waitsForAReaderThatEnteredBeforeAndReturnsWhenItExits() throws Exception {
+        for (int stripes : new int[] {1, 2, 8}) {
+            ReaderEpochs epochs = new ReaderEpochs(stripes);
+            Reader reader = new Reader(epochs).enterNow();
+            Synchronizer s = new Synchronizer(epochs);
+            s.start();
+            assertThat(s.returnedWithin(150))
+                    .as("synchronize returned while a reader was inside")
+                    .isFalse();
+            reader.exitNow();
+            assertThat(s.returnedWithin(5000))
+                    .as("synchronize returned after the reader left")
+                    .isTrue();
+        }
+    }
+
+    @Test
+    void waitsForAReaderOnTheCallingThreadsOwnStripeToo() throws Exception {
+        ReaderEpochs epochs = new ReaderEpochs(1);
+        int token = epochs.enter(); // this thread
+        Synchronizer s = new Synchronizer(epochs);
+        s.start();
+        assertThat(s.returnedWithin(150)).isFalse();
+        epochs.exit(token);
+        assertThat(s.returnedWithin(5000)).isTrue();
+    }
+
+    @Test
+    void doesNotWaitForAReaderThatEnteredAfterTheFlip() throws Exception {
+        ReaderEpochs epochs = new ReaderEpochs(4);
+        int early = epochs.enter();
+        Synchronizer first = new Synchronizer(epochs);
+        first.start();
+        awaitEpoch(epochs, 1);
+        assertThat(first.returnedWithin(50)).isFalse();
+
+        // A reader after the flip, on this thread (the same stripe) and on another thread.
+        int late = epochs.enter();
+        Reader lateOther = new Reader(epochs).enterNow();
+
+        epochs.exit(early);
+        assertThat(first.returnedWithin(5000))
+                .as("synchronize returned although readers that entered after its flip are inside")
+                .isTrue();
+
+        // The next synchronize must wait for them, though: they entered before it.
+        Synchronizer second = new Synchronizer(epochs);
+        second.start();
+        assertThat(second.returnedWithin(150)).isFalse();
+        epochs.exit(late);
+        assertThat(second.returnedWithin(150)).isFalse();
+        lateOther.exitNow();
+        assertThat(second.returnedWithin(5000)).isTrue();
+    }
+
+    @Test
+    void concurrentReadersAndSynchronizeNeverDeadlock() throws Exception {
+        ReaderEpochs epochs = new ReaderEpochs(2);
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicLong reads = new AtomicLong();
+        AtomicLong syncs = new AtomicLong();
+        List<Thread> threads = new ArrayList<>();
+        for (int r = 0; r < 4; r++) {
+            int id = r;
+            threads.add(new Thread(() -> {
+                long n = 0;
+                while (!stop.get()) {
+                    int token = epochs.enter();
+                    if ((n & 7) == id) {
+                        // a nested read on the same thread, as a listener calling the cache does
+                        epochs.exit(epochs.enter());
+                    }
+                    if ((n & 1023) == 0) {
+                        Thread.yield(); // sometimes stay inside across a reschedule
+                    }
+                    epochs.exit(token);
+                    n++;
+                }
+                reads.addAndGet(n);
+            }));
+        }
+        threads.add(new Thread(() -> {
+            while (!stop.get()) {
+                epochs.synchronize();
+                syncs.incrementAndGet();
+            }
+        }));
+        threads.forEach(Thread::start);
+        Thread.sleep(1000);
+        long syncsSoFar = syncs.get();
+        stop.set(true);
+        for (Thread t : threads) {
+            t.join(5000);
+            assertThat(t.isAlive()).as("%s still running", t.getName()).isFalse();
+        }
+        assertThat(syncsSoFar).isGreaterThan(10);
+        assertThat(reads.get()).isGreaterThan(10_000);
+        // Quiescent: one more synchronize returns at once.
+        Synchronizer s = new Synchronizer(epochs);
+        s.start();
+        assertThat(s.returnedWithin(2000)).isTrue();
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // The reclamation protocol, with plain fields standing for index words and native memory
+
+    /** A block of "native memory": freed once no reader can reach it. */
+    static final class Node {
+        long freed; // plain: written by the reclaimer
+        final long id;
+
+        Node(long id) {
+            this.id = id;
+        }
+    }
+
+    private static final VarHandle FREED;
+    private static final VarHandle LINK;
+
+    static {
+        try {
+            FREED = MethodHandles.lookup().findVarHandle(Node.class, "freed", long.class);
+            LINK = MethodHandles.lookup().findVarHandle(ReaderEpochsTest.class, "link", Node.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** The "index word": plain, published and unlinked with plain writes. */
+    @SuppressWarnings("unused") // through LINK
+    private Node link = new Node(0);
+
+    @Test
+    void aReaderNeverSeesMemoryFreedAfterSynchronize() throws Exception {
+        ReaderEpochs epochs = new ReaderEpochs(4);
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicLong violations = new AtomicLong();
+        AtomicLong reads = new AtomicLong();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        List<Thread> readers = new ArrayList<>();
+        for (int r = 0; r < 2; r++) {
+            readers.add(new Thread(() -> {
+                try {
+                    long n = 0;
+                    while (!stop.get()) {
+                        int token = epochs.enter();
+                        // Opaque: no ordering of its own, only "really read it each time".
+                        Node node = (Node) LINK.getOpaque(this);
+                        for (int i = 0; i < 16; i++) {
+                            if ((long) FREED.getOpaque(node) != 0) {
+                                violations.incrementAndGet();
+                            }
+                            Thread.onSpinWait();
+                        }
+                        epochs.exit(token);
+                        n++;
+                    }
+                    reads.addAndGet(n);
+                } catch (Throwable t) {
+                    failure.compareAndSet(null, t);
+                }
+            }));
+        }
+        readers.forEach(Thread::start);
+        long reclaimed = 0;
+        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1000);
+        while (System.nanoTime() < end) {
+            Node old = (Node) LINK.get(this);
+            LINK.set(this, new Node(old.id + 1)); // unlink: plain write
+            epochs.synchronize();
+            FREED.set(old, 1L); // "free": plain write
+            reclaimed++;
+        }
+        stop.set(true);
+        for (Thread t : readers) {
+            t.join(5000);
+        }
+        assertThat(failure.get()).isNull();
+        assertThat(violations.get()).as("reads of freed nodes").isZero();
+        assertThat(reclaimed).isGreaterThan(100);
+        assertThat(reads.get()).isGreaterThan(1000);
+    }
+}

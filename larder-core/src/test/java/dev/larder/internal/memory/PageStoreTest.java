@@ -1,0 +1,581 @@
+package dev.larder.internal.memory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** Unit tests of the log of pages: reservations, rolling and sealing, the FIFO, recycling, deadlines. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class PageStoreTest {
+
+    private static final int PAGE = 4096;
+
+    /** One reservation: where, how big, and the key that marks its bytes. */
+    record Reserved(long location, int size, int keyLength, int valueLength, boolean expires, byte mark) {}
+
+    private static final MemorySegment[] FILLED = new MemorySegment[256];
+
+    /** A page's worth of {@code b}. */
+    private static synchronized MemorySegment filled(int b) {
+        int i = b & 0xFF;
+        if (FILLED[i] == null) {
+            byte[] bytes = new byte[PAGE];
+            java.util.Arrays.fill(bytes, (byte) b);
+            FILLED[i] = MemorySegment.ofArray(bytes);
+        }
+        return FILLED[i];
+    }
+
+    /** Reserves and writes a record whose key and value bytes are all {@code mark}. */
+    private static Reserved reserveAndWrite(
+            PageStore store, int stripe, int keyLength, int valueLength, boolean expires, byte mark) {
+        long location = store.reserve(stripe, keyLength, valueLength, expires, false);
+        if (location == PageStore.NO_PAGE) {
+            return null;
+        }
+        MemorySegment page = store.page(location);
+        long offset = store.offset(location);
+        int size = RecordLayout.recordSize(offset, keyLength, valueLength, expires, false);
+        assertThat(offset + size).as("record inside its page").isLessThanOrEqualTo(PAGE);
+        // The reserved bytes were zero: nobody else was given them.
+        long dirty = MemorySegment.mismatch(page, offset, offset + size, filled(0), 0, size);
+        if (dirty >= 0) {
+            throw new AssertionError(
+                    "reserved byte " + (offset + dirty) + " of location " + location + " was not zero");
+        }
+        long keyAt = RecordLayout.writeHeader(page, offset, keyLength, valueLength, false, expires, false, 99);
+        page.asSlice(keyAt, keyLength + valueLength).fill(mark);
+        RecordLayout.markDecided(page, offset);
+        return new Reserved(location, size, keyLength, valueLength, expires, mark);
+    }
+
+    /**
+     * Empties the FIFO, walking each page from offset 0 to its limit, and checks the records found
+     * are exactly the reservations, back to back, with their bytes intact. Returns the pages in
+     * FIFO order.
+     */
+    private static List<Integer> drainLogAndCheckItHoldsExactly(PageStore store, List<Reserved> all) {
+        Map<Long, Reserved> byLocation = new HashMap<>();
+        for (Reserved r : all) {
+            assertThat(byLocation.put(r.location(), r))
+                    .as("location given twice")
+                    .isNull();
+        }
+        Set<Long> walked = new HashSet<>();
+        List<Integer> order = new ArrayList<>();
+        RecordLayout.Header h = new RecordLayout.Header();
+        while (store.oldestPage() >= 0) {
+            int page = store.oldestPage();
+            order.add(page);
+            long limit = store.limit(page);
+            assertThat(limit).isBetween(0L, (long) PAGE);
+            MemorySegment segment = store.pageById(page);
+            long at = 0;
+            while (at < limit) {
+                h.parse(segment, at, limit);
+                long location = store.location(page, at);
+                Reserved r = byLocation.get(location);
+                assertThat(r)
+                        .as("record at %d of page %d was reserved", at, page)
+                        .isNotNull();
+                assertThat(h.end - at).isEqualTo(r.size());
+                assertThat(h.keyLength).isEqualTo(r.keyLength());
+                assertThat(h.valueLength).isEqualTo(r.valueLength());
+                long wrong =
+                        MemorySegment.mismatch(segment, h.keyOffset, h.end, filled(r.mark()), 0, h.end - h.keyOffset);
+                if (wrong >= 0) {
+                    throw new AssertionError(
+                            "byte " + (h.keyOffset + wrong) + " of the record at " + location + " overwritten");
+                }
+                walked.add(location);
+                at = h.end;
+            }
+            assertThat(at)
+                    .as("records end exactly at the limit of page %d", page)
+                    .isEqualTo(limit);
+            // Past the limit the page is untouched.
+            long written = MemorySegment.mismatch(segment, limit, PAGE, filled(0), 0, PAGE - limit);
+            if (written >= 0) {
+                throw new AssertionError(
+                        "byte " + (limit + written) + " of page " + page + " past its limit " + limit + " written");
+            }
+            store.dequeueOldest();
+        }
+        assertThat(store.pagesInLog()).isZero();
+        assertThat(walked)
+                .as("every reservation lies below its page's final limit")
+                .isEqualTo(byLocation.keySet());
+        return order;
+    }
+
+    @Test
+    void concurrentReservationsNeverOverlapAndNoneIsLostToSealing() throws Exception {
+        concurrentReservations(3, 4, 3000, false, true);
+    }
+
+    /**
+     * Small records and records of half a page or more, all on one stripe: the big ones roll the
+     * page while the small ones still fit in it, so sealing races with successful reservations.
+     */
+    @Test
+    void reservationsRacingARollOnOneStripeAreNeverLost() throws Exception {
+        concurrentReservations(1, 4, 6000, true, false);
+    }
+
+    private static void concurrentReservations(
+            int stripes, int threads, int perThread, boolean rollingMix, boolean withSealer) throws Exception {
+        MemoryBudget budget = new MemoryBudget(64L << 20);
+        PageStore store = new PageStore(PAGE, 64L << 20, stripes, budget);
+        AtomicIntegerArray activePage = new AtomicIntegerArray(stripes + 1);
+        for (int s = 0; s <= stripes; s++) {
+            activePage.set(s, -1);
+        }
+        AtomicBoolean writersDone = new AtomicBoolean();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        List<List<Reserved>> results = new ArrayList<>();
+        CyclicBarrier start = new CyclicBarrier(threads + 1);
+        List<Thread> workers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            List<Reserved> mine = new ArrayList<>();
+            results.add(mine);
+            int id = t;
+            workers.add(new Thread(() -> {
+                SplittableRandom random = new SplittableRandom(id * 7919L);
+                try {
+                    start.await();
+                    for (int i = 0; i < perThread; i++) {
+                        int stripe;
+                        int keyLength;
+                        int valueLength;
+                        if (rollingMix) {
+                            stripe = 0;
+                            boolean big = random.nextInt(3) == 0;
+                            keyLength = 1 + random.nextInt(8);
+                            valueLength = big ? 1500 + random.nextInt(1500) : random.nextInt(8);
+                        } else {
+                            // Several threads per stripe (they share the CAS), the evictor's too.
+                            stripe = random.nextInt(stripes + 1);
+                            keyLength = 1 + random.nextInt(random.nextBoolean() ? 16 : 300);
+                            valueLength = random.nextInt(random.nextBoolean() ? 64 : 600);
+                        }
+                        byte mark = (byte) (1 + random.nextInt(255));
+                        Reserved r = reserveAndWrite(store, stripe, keyLength, valueLength, random.nextBoolean(), mark);
+                        assertThat(r).as("page store ran out of pages").isNotNull();
+                        activePage.set(stripe, (int) (r.location() / PAGE));
+                        mine.add(r);
+                    }
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                }
+            }));
+        }
+        // The evictor's habit: seal the active pages under the writers' feet.
+        Thread sealer = new Thread(() -> {
+            SplittableRandom random = new SplittableRandom(1);
+            try {
+                start.await();
+                while (!writersDone.get()) {
+                    int page = activePage.get(random.nextInt(stripes + 1));
+                    if (page >= 0) {
+                        store.sealActive(page);
+                        long limit = store.limit(page);
+                        assertThat(limit).isBetween(-1L, (long) PAGE);
+                    }
+                    java.util.concurrent.locks.LockSupport.parkNanos(100_000);
+                }
+            } catch (Throwable e) {
+                failure.compareAndSet(null, e);
+            }
+        });
+        workers.forEach(Thread::start);
+        if (withSealer) {
+            sealer.start();
+        } else {
+            start.await();
+        }
+        for (Thread w : workers) {
+            w.join(30_000);
+        }
+        writersDone.set(true);
+        if (withSealer) {
+            sealer.join(30_000);
+        }
+        if (failure.get() != null) {
+            throw new AssertionError(failure.get());
+        }
+
+        List<Reserved> all = new ArrayList<>();
+        results.forEach(all::addAll);
+        assertThat(all).hasSize(threads * perThread);
+
+        // No two reservations overlap, within a page or across pages.
+        TreeMap<Long, Reserved> sorted = new TreeMap<>();
+        all.forEach(r -> sorted.put(r.location(), r));
+        long previousEnd = -1;
+        for (Reserved r : sorted.values()) {
+            assertThat(r.location()).isGreaterThanOrEqualTo(previousEnd);
+            assertThat(r.location() / PAGE).isEqualTo((r.location() + r.size() - 1) / PAGE);
+            previousEnd = r.location() + r.size();
+        }
+
+        // Some pages are still active; seal them all, then walk the log.
+        for (int s = 0; s <= stripes; s++) {
+            if (activePage.get(s) >= 0) {
+                store.sealActive(activePage.get(s));
+            }
+        }
+        List<Integer> pages = drainLogAndCheckItHoldsExactly(store, all);
+        for (int page : pages) {
+            assertThat(store.isSealed(page)).isTrue();
+        }
+        assertThat(store.allocatedBytes()).isEqualTo((long) pages.size() * PAGE);
+        assertThat(budget.used()).isEqualTo(store.allocatedBytes());
+        store.freeAll();
+        assertThat(budget.used()).isZero();
+    }
+
+    @Test
+    void pagesRollAndEnterTheFifoInActivationOrder() {
+        MemoryBudget budget = new MemoryBudget(1 << 20);
+        PageStore store = new PageStore(PAGE, 1 << 20, 2, budget);
+        assertThat(store.writerStripes()).isEqualTo(2);
+        assertThat(store.evictorStripe()).isEqualTo(2);
+        assertThat(store.oldestPage()).isEqualTo(-1);
+
+        List<Integer> activations = new ArrayList<>();
+        List<Reserved> all = new ArrayList<>();
+        int[] lastPage = {-1, -1, -1};
+        SplittableRandom random = new SplittableRandom(3);
+        for (int i = 0; i < 2000; i++) {
+            int stripe = random.nextInt(3);
+            Reserved r = reserveAndWrite(store, stripe, 10, random.nextInt(200), random.nextBoolean(), (byte) 7);
+            assertThat(r).isNotNull();
+            all.add(r);
+            int page = (int) (r.location() / PAGE);
+            if (page != lastPage[stripe]) {
+                if (lastPage[stripe] >= 0) {
+                    // The stripe rolled: the page it left is sealed, where its records end.
+                    int old = lastPage[stripe];
+                    assertThat(store.isSealed(old)).isTrue();
+                    Reserved lastOfOld = all.stream()
+                            .filter(x -> x.location() / PAGE == old)
+                            .reduce((a, b) -> b)
+                            .orElseThrow();
+                    assertThat(store.sealedTop(old)).isEqualTo(lastOfOld.location() % PAGE + lastOfOld.size());
+                    assertThat(store.limit(old)).isEqualTo(store.sealedTop(old));
+                }
+                assertThat(activations).doesNotContain(page);
+                activations.add(page);
+                lastPage[stripe] = page;
+            }
+            // The active page's limit is the stripe's cursor: just past this record.
+            assertThat(store.isSealed(page)).isFalse();
+            assertThat(store.limit(page)).isEqualTo(r.location() % PAGE + r.size());
+        }
+        assertThat(activations.size()).isGreaterThan(20);
+        assertThat(store.pagesInLog()).isEqualTo(activations.size());
+        assertThat(store.allocatedBytes()).isEqualTo((long) activations.size() * PAGE);
+        assertThat(drainLogAndCheckItHoldsExactly(store, all)).isEqualTo(activations);
+        assertThat(store.oldestPage()).isEqualTo(-1);
+        store.freeAll();
+    }
+
+    @Test
+    void aRecordOfAWholePageFits() {
+        MemoryBudget budget = new MemoryBudget(1 << 20);
+        PageStore store = new PageStore(PAGE, 1 << 20, 1, budget);
+        int keyLength = 100;
+        int valueLength = PAGE - (1 + 1 + 2 + keyLength); // layout, key length, value length (2 bytes), key
+        assertThat(RecordLayout.recordSize(0, keyLength, valueLength, false, false))
+                .isEqualTo(PAGE);
+        Reserved small = reserveAndWrite(store, 0, 1, 0, false, (byte) 1);
+        Reserved whole = reserveAndWrite(store, 0, keyLength, valueLength, false, (byte) 2);
+        assertThat(store.offset(whole.location())).isZero();
+        assertThat(whole.location() / PAGE).isNotEqualTo(small.location() / PAGE);
+        assertThat(store.sealedTop((int) (small.location() / PAGE))).isEqualTo(small.size());
+        assertThat(store.limit((int) (whole.location() / PAGE))).isEqualTo(PAGE);
+        store.freeAll();
+    }
+
+    @Test
+    void reserveReturnsNoPageWhenTheBudgetIsSpentAndTheEvictorKeepsItsReserve() {
+        MemoryBudget budget = new MemoryBudget(3 * PAGE);
+        PageStore store = new PageStore(PAGE, 1 << 20, 1, budget);
+        int writer = 0;
+        int evictor = store.evictorStripe();
+        int value = PAGE - 50; // one record per page
+        List<Integer> pages = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            Reserved r = reserveAndWrite(store, writer, 10, value, false, (byte) 1);
+            assertThat(r).isNotNull();
+            pages.add((int) (r.location() / PAGE));
+        }
+        assertThat(store.writerCanTakePage()).isFalse();
+        assertThat(store.reserve(writer, 10, value, false, false)).isEqualTo(PageStore.NO_PAGE);
+        assertThat(store.reserve(evictor, 10, value, false, false)).isEqualTo(PageStore.NO_PAGE);
+        assertThat(budget.used()).isEqualTo(3L * PAGE);
+
+        // Recycle the two oldest (sealed) pages: one is the evictor's reserve.
+        for (int i = 0; i < 2; i++) {
+            assertThat(store.oldestPage()).isEqualTo(pages.get(i));
+            assertThat(store.isSealed(pages.get(i))).isTrue();
+            store.dequeueOldest();
+            store.recycle(pages.get(i));
+        }
+        assertThat(store.freePageCount()).isEqualTo(2);
+        assertThat(store.writerCanTakePage()).isTrue();
+        Reserved w = reserveAndWrite(store, writer, 10, value, false, (byte) 2);
+        assertThat(w).isNotNull();
+        assertThat(store.freePageCount()).isEqualTo(1);
+        assertThat(store.writerCanTakePage()).isFalse();
+        assertThat(store.reserve(writer, 10, value, false, false)).isEqualTo(PageStore.NO_PAGE);
+        Reserved e = reserveAndWrite(store, evictor, 10, value, false, (byte) 3);
+        assertThat(e).as("the evictor takes the last free page").isNotNull();
+        assertThat(store.freePageCount()).isZero();
+        assertThat(Set.of(w.location() / PAGE, e.location() / PAGE))
+                .containsExactlyInAnyOrder((long) pages.get(0), (long) pages.get(1));
+        assertThat(budget.used()).isEqualTo(3L * PAGE);
+        store.freeAll();
+        assertThat(budget.used()).isZero();
+        assertThatThrownBy(() -> store.reserve(evictor, 1000, 3000, false, false))
+                .isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void recycleZeroesThePage() {
+        MemoryBudget budget = new MemoryBudget(1 << 20);
+        PageStore store = new PageStore(PAGE, 1 << 20, 1, budget);
+        Reserved first = reserveAndWrite(store, 0, 40, 3000, true, (byte) 0x5A);
+        Reserved second = reserveAndWrite(store, 0, 40, 3000, true, (byte) 0x5B); // rolls
+        int page = (int) (first.location() / PAGE);
+        assertThat(second.location() / PAGE).isNotEqualTo(page);
+        MemorySegment segment = store.pageById(page);
+        assertThat(segment.get(ValueLayout.JAVA_BYTE, 0)).isNotZero();
+        store.dequeueOldest();
+        store.recycle(page);
+        for (long i = 0; i < PAGE; i++) {
+            assertThat(segment.get(ValueLayout.JAVA_BYTE, i)).as("byte %d", i).isZero();
+        }
+        // The evictor's stripe takes it back (writers leave one page in reserve).
+        Reserved again = reserveAndWrite(store, store.evictorStripe(), 1, 1, false, (byte) 1);
+        assertThat(again.location()).isEqualTo(store.location(page, 0));
+        assertThat(store.isSealed(page)).isFalse();
+        assertThat(store.minDeadline(page)).isEqualTo(Long.MAX_VALUE);
+        store.freeAll();
+    }
+
+    @Test
+    void releaseFreePagesReturnsBudget() {
+        long nativeBefore = NativeMemory.outstandingBytes();
+        MemoryBudget budget = new MemoryBudget(10L * PAGE);
+        PageStore store = new PageStore(PAGE, 1 << 20, 1, budget);
+        List<Integer> pages = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            pages.add((int)
+                    (reserveAndWrite(store, 0, 10, PAGE - 50, false, (byte) 1).location() / PAGE));
+        }
+        assertThat(budget.used()).isEqualTo(6L * PAGE);
+        assertThat(store.allocatedBytes()).isEqualTo(6L * PAGE);
+        for (int i = 0; i < 5; i++) {
+            store.dequeueOldest();
+            store.recycle(pages.get(i));
+        }
+        assertThat(store.freePageCount()).isEqualTo(5);
+        assertThat(budget.used()).as("pooled pages keep their budget").isEqualTo(6L * PAGE);
+
+        // Enough already available: nothing is freed.
+        assertThat(store.releaseFreePages(4L * PAGE)).isTrue();
+        assertThat(store.freePageCount()).isEqualTo(5);
+        // Two more pages' worth: exactly two freed.
+        assertThat(store.releaseFreePages(6L * PAGE)).isTrue();
+        assertThat(store.freePageCount()).isEqualTo(3);
+        assertThat(budget.used()).isEqualTo(4L * PAGE);
+        assertThat(store.allocatedBytes()).isEqualTo(4L * PAGE);
+        // More than the pool can give: all freed, and false.
+        assertThat(store.releaseFreePages(10L * PAGE)).isFalse();
+        assertThat(store.freePageCount()).isZero();
+        assertThat(budget.used()).isEqualTo(PAGE);
+        assertThat(store.allocatedBytes()).isEqualTo(PAGE);
+        assertThat(NativeMemory.outstandingBytes() - nativeBefore)
+                .as("native memory freed")
+                .isEqualTo(PAGE);
+        // The freed ids are reused for fresh, zeroed pages.
+        for (int i = 0; i < 9; i++) {
+            Reserved r = reserveAndWrite(store, 0, 10, PAGE - 50, false, (byte) 2);
+            assertThat(r).isNotNull();
+            assertThat(r.location() / PAGE).isLessThan(10);
+        }
+        assertThat(budget.used()).isEqualTo(10L * PAGE);
+        store.freeAll();
+        assertThat(budget.used()).isZero();
+        assertThat(NativeMemory.outstandingBytes()).isEqualTo(nativeBefore);
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // Page deadlines
+
+    @Test
+    void minDeadlineKeepsTheEarliestAndPollReturnsDuePages() {
+        MemoryBudget budget = new MemoryBudget(1 << 20);
+        PageStore store = new PageStore(PAGE, 1 << 20, 2, budget);
+        long base = Long.MAX_VALUE - 1000; // ticker values near the wrap
+        Reserved a = reserveAndWrite(store, 0, 4, 4, true, (byte) 1);
+        Reserved b = reserveAndWrite(store, 1, 4, 4, true, (byte) 1);
+        int pa = (int) (a.location() / PAGE);
+        int pb = (int) (b.location() / PAGE);
+        assertThat(pa).isNotEqualTo(pb);
+        assertThat(store.minDeadline(pa)).isEqualTo(Long.MAX_VALUE);
+        assertThat(store.pollExpiringPage(base)).isEqualTo(-1);
+
+        store.noteDeadline(a.location(), base + 500);
+        store.noteDeadline(a.location(), base + 900); // later: ignored
+        assertThat(store.minDeadline(pa)).isEqualTo(base + 500);
+        store.noteDeadline(a.location() + 20, base + 300); // same page, earlier
+        assertThat(store.minDeadline(pa)).isEqualTo(base + 300);
+        store.noteDeadline(b.location(), base + 2000); // past Long.MAX_VALUE: wraps to negative
+        assertThat(store.minDeadline(pb)).isEqualTo(base + 2000).isNegative();
+
+        assertThat(store.pollExpiringPage(base + 300))
+                .as("not due at its deadline")
+                .isEqualTo(-1);
+        assertThat(store.pollExpiringPage(base + 301)).isEqualTo(pa);
+        assertThat(store.pollExpiringPage(base + 301)).isEqualTo(-1);
+
+        // The evictor removed the expired records; the ones left expire at base + 800.
+        store.resetMinDeadline(pa, base + 300, base + 800);
+        assertThat(store.minDeadline(pa)).isEqualTo(base + 800);
+        assertThat(store.pollExpiringPage(base + 700))
+                .as("stale entry at base + 500")
+                .isEqualTo(-1);
+        assertThat(store.pollExpiringPage(base + 801)).isEqualTo(pa);
+        assertThat(store.pollExpiringPage(base + 801)).isEqualTo(-1);
+
+        // A writer lowers the deadline after the evictor looked: the reset must not undo it.
+        long seen = store.minDeadline(pa);
+        store.noteDeadline(a.location(), base + 750);
+        store.resetMinDeadline(pa, seen, Long.MAX_VALUE);
+        assertThat(store.minDeadline(pa)).isEqualTo(base + 750);
+        assertThat(store.pollExpiringPage(base + 751)).isEqualTo(pa);
+
+        // Reset to "nothing expires": never due again.
+        store.resetMinDeadline(pa, base + 750, Long.MAX_VALUE);
+        assertThat(store.minDeadline(pa)).isEqualTo(Long.MAX_VALUE);
+        assertThat(store.pollExpiringPage(base + 1900)).isEqualTo(-1);
+
+        // Page b, across the wrap.
+        assertThat(store.pollExpiringPage(base + 2000)).isEqualTo(-1);
+        assertThat(store.pollExpiringPage(base + 2001)).isEqualTo(pb);
+
+        // A page that left the log is never returned.
+        store.resetMinDeadline(pb, base + 2000, base + 2100);
+        store.sealActive(pa);
+        assertThat(store.oldestPage()).isEqualTo(pa);
+        store.dequeueOldest();
+        store.noteDeadline(a.location(), base + 2050);
+        assertThat(store.pollExpiringPage(base + 3000)).isEqualTo(pb);
+        assertThat(store.pollExpiringPage(base + 3000)).isEqualTo(-1);
+
+        // requeueExpiring: look again later, even with no new deadline.
+        store.requeueExpiring(pb, base + 4000);
+        assertThat(store.pollExpiringPage(base + 3999)).isEqualTo(-1);
+        assertThat(store.pollExpiringPage(base + 4001)).isEqualTo(pb);
+        store.freeAll();
+    }
+
+    @Test
+    void concurrentNoteDeadlineKeepsTheMinimum() throws Exception {
+        MemoryBudget budget = new MemoryBudget(1 << 20);
+        PageStore store = new PageStore(PAGE, 1 << 20, 1, budget);
+        Reserved r = reserveAndWrite(store, 0, 4, 4, true, (byte) 1);
+        long[] minima = new long[4];
+        List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < 4; t++) {
+            int id = t;
+            threads.add(new Thread(() -> {
+                SplittableRandom random = new SplittableRandom(id);
+                long min = Long.MAX_VALUE;
+                for (int i = 0; i < 20_000; i++) {
+                    long d = 1_000_000 + random.nextLong(1_000_000_000L);
+                    min = Math.min(min, d);
+                    store.noteDeadline(r.location(), d);
+                }
+                minima[id] = min;
+            }));
+        }
+        threads.forEach(Thread::start);
+        for (Thread t : threads) {
+            t.join();
+        }
+        long expected = Math.min(Math.min(minima[0], minima[1]), Math.min(minima[2], minima[3]));
+        int page = (int) (r.location() / PAGE);
+        assertThat(store.minDeadline(page)).isEqualTo(expected);
+        assertThat(store.pollExpiringPage(expected)).isEqualTo(-1);
+        assertThat(store.pollExpiringPage(expected + 1)).isEqualTo(page);
+        store.freeAll();
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // Reading records
+
+    @Test
+    void keyEqualsAndHashOfKeyAtReadTheRecordsKey() {
+        MemoryBudget budget = new MemoryBudget(1 << 20);
+        PageStore store = new PageStore(PAGE, 1 << 20, 1, budget);
+        SplittableRandom random = new SplittableRandom(8);
+        for (int i = 0; i < 300; i++) {
+            int keyLength = 1 + random.nextInt(i % 3 == 0 ? 400 : 20);
+            boolean expires = random.nextBoolean();
+            int valueLength = random.nextInt(300);
+            byte[] key = new byte[keyLength];
+            for (int j = 0; j < keyLength; j++) {
+                key[j] = (byte) random.nextInt();
+            }
+            long location = store.reserve(0, keyLength, valueLength, expires, false);
+            MemorySegment page = store.page(location);
+            long keyAt = RecordLayout.writeHeader(
+                    page, store.offset(location), keyLength, valueLength, false, expires, false, 1);
+            MemorySegment.copy(MemorySegment.ofArray(key), 0, page, keyAt, keyLength);
+            RecordLayout.markDecided(page, store.offset(location));
+
+            assertThat(store.keyEquals(location, MemorySegment.ofArray(key), keyLength))
+                    .isTrue();
+            byte[] other = key.clone();
+            other[random.nextInt(keyLength)] ^= 1;
+            assertThat(store.keyEquals(location, MemorySegment.ofArray(other), keyLength))
+                    .isFalse();
+            byte[] longer = java.util.Arrays.copyOf(key, keyLength + 1);
+            assertThat(store.keyEquals(location, MemorySegment.ofArray(longer), keyLength + 1))
+                    .isFalse();
+            if (keyLength > 1) {
+                assertThat(store.keyEquals(location, MemorySegment.ofArray(key), keyLength - 1))
+                        .isFalse();
+            }
+            assertThat(store.hashOfKeyAt(42, location))
+                    .isEqualTo(dev.larder.internal.hash.KeyHash.hash(42, MemorySegment.ofArray(key), 0, keyLength));
+        }
+        store.freeAll();
+    }
+
+    @Test
+    void rejectsAPageSizeThatIsNotAPowerOfTwo() {
+        assertThatThrownBy(() -> new PageStore(5000, 1 << 20, 1, new MemoryBudget(1 << 20)))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+}

@@ -1,0 +1,354 @@
+package dev.larder.internal.memory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.constraints.IntRange;
+import org.junit.jupiter.api.Test;
+
+/** Unit tests of the record header: encoding, sizes, parsing, corruption checks, layout bits. */
+class RecordLayoutTest {
+
+    private static final byte FILL = (byte) 0xA5;
+    /** Room for any header (at most 1 + 3 + 5 + 7 + 8 bytes) at any tested offset. */
+    private static final int SEGMENT_BYTES = 512;
+
+    @Provide
+    Arbitrary<Integer> keyLengths() {
+        return Arbitraries.oneOf(
+                Arbitraries.of(1, 2, 127, 128, 129, 16_383, 16_384, 65_534, 65_535),
+                Arbitraries.integers().between(1, RecordLayout.MAX_KEY_LENGTH));
+    }
+
+    @Provide
+    Arbitrary<Integer> valueLengths() {
+        return Arbitraries.oneOf(
+                Arbitraries.of(
+                        0,
+                        1,
+                        127,
+                        128,
+                        16_383,
+                        16_384,
+                        0x1F_FFFF,
+                        0x20_0000,
+                        0x0FFF_FFFF,
+                        0x1000_0000,
+                        Integer.MAX_VALUE - 1,
+                        Integer.MAX_VALUE),
+                Arbitraries.integers().between(0, Integer.MAX_VALUE));
+    }
+
+    @Property(tries = 2000)
+    void headerRoundTrips(
+            @ForAll("keyLengths") int keyLength,
+            @ForAll("valueLengths") int valueLength,
+            @ForAll boolean large,
+            @ForAll boolean expires,
+            @ForAll boolean fixedTtl,
+            @ForAll @IntRange(min = 0, max = 255) int offset,
+            @ForAll long deadline) {
+        if (!large) {
+            // A record that holds its value inline lives in a page (at most 8 MiB); keep the
+            // int arithmetic of the sizes meaningful.
+            valueLength = Math.min(valueLength, Integer.MAX_VALUE - 100_000);
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment page = arena.allocate(SEGMENT_BYTES, 8);
+            page.fill(FILL);
+
+            long keyAt =
+                    RecordLayout.writeHeader(page, offset, keyLength, valueLength, large, expires, fixedTtl, deadline);
+
+            int keyOffset = RecordLayout.keyOffset(offset, keyLength, valueLength, expires);
+            int size = RecordLayout.recordSize(offset, keyLength, valueLength, expires, large);
+            assertThat(keyAt - offset).isEqualTo(keyOffset);
+            assertThat(size).isEqualTo(keyOffset + keyLength + (large ? RecordLayout.EXTENT_ID_BYTES : valueLength));
+            assertThat(size).isLessThanOrEqualTo(RecordLayout.maxRecordSize(keyLength, valueLength, expires, large));
+            int lengthsEnd = RecordLayout.LENGTHS_OFFSET
+                    + RecordLayout.varintSize(keyLength)
+                    + RecordLayout.varintSize(valueLength);
+            if (expires) {
+                // the deadline follows the lengths, padded to the next 8-byte boundary (0-7 bytes)
+                assertThat(keyOffset - 8 - lengthsEnd).isBetween(0, 7);
+                assertThat((offset + keyOffset - 8) % 8).isZero();
+            } else {
+                assertThat(keyOffset).isEqualTo(lengthsEnd);
+            }
+
+            // The varints take exactly varintSize bytes: continuation bits on all but the last.
+            assertVarint(page, offset + RecordLayout.LENGTHS_OFFSET, keyLength);
+            assertVarint(page, offset + RecordLayout.LENGTHS_OFFSET + RecordLayout.varintSize(keyLength), valueLength);
+
+            // Nothing written before the record, in the padding, or from the key on.
+            for (long i = 0; i < offset; i++) {
+                assertThat(page.get(ValueLayout.JAVA_BYTE, i)).as("byte %d", i).isEqualTo(FILL);
+            }
+            long deadlineAt = expires ? offset + keyOffset - 8 : keyAt;
+            for (long i = offset + lengthsEnd; i < deadlineAt; i++) {
+                assertThat(page.get(ValueLayout.JAVA_BYTE, i))
+                        .as("padding byte %d", i)
+                        .isEqualTo(FILL);
+            }
+            for (long i = keyAt; i < SEGMENT_BYTES; i++) {
+                assertThat(page.get(ValueLayout.JAVA_BYTE, i)).as("byte %d", i).isEqualTo(FILL);
+            }
+
+            int layout = RecordLayout.layout(page, offset);
+            assertThat(layout & RecordLayout.FORMAT_MASK).isEqualTo(RecordLayout.FORMAT);
+            assertThat(layout & RecordLayout.DECIDED).isZero();
+            assertThat(layout & RecordLayout.LARGE).isEqualTo(large ? RecordLayout.LARGE : 0);
+            assertThat(layout & RecordLayout.EXPIRES).isEqualTo(expires ? RecordLayout.EXPIRES : 0);
+            assertThat(layout & RecordLayout.FIXED_TTL).isEqualTo(fixedTtl ? RecordLayout.FIXED_TTL : 0);
+            assertThat(RecordLayout.access(page, offset)).isZero();
+
+            long end = (long) offset + size;
+            RecordLayout.Header h = new RecordLayout.Header().parse(page, offset, end);
+            assertThat(h.layout).isEqualTo(layout);
+            assertThat(h.keyLength).isEqualTo(keyLength);
+            assertThat(h.valueLength).isEqualTo(valueLength);
+            assertThat(h.large()).isEqualTo(large);
+            assertThat(h.expires()).isEqualTo(expires);
+            assertThat(h.keyOffset).isEqualTo(keyAt);
+            assertThat(h.valueOffset).isEqualTo(keyAt + keyLength);
+            assertThat(h.end).isEqualTo(end);
+            if (expires) {
+                assertThat(h.deadlineOffset).isEqualTo(deadlineAt);
+                assertThat(h.deadlineOffset % 8).isZero();
+                assertThat(RecordLayout.readDeadline(page, h.deadlineOffset)).isEqualTo(deadline);
+            } else {
+                assertThat(h.deadlineOffset).isEqualTo(-1);
+            }
+
+            // One byte short of the record's end is a corrupt record.
+            assertThatThrownBy(() -> new RecordLayout.Header().parse(page, offset, end - 1))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("offset " + offset);
+
+            // Marking it decided and counting accesses changes nothing else the parser sees.
+            RecordLayout.markDecided(page, offset);
+            RecordLayout.recordAccess(page, offset);
+            RecordLayout.Header again = new RecordLayout.Header().parse(page, offset, end);
+            assertThat(again.layout).isEqualTo(layout | RecordLayout.DECIDED | (1 << RecordLayout.ACCESS_SHIFT));
+            assertThat(again.keyOffset).isEqualTo(h.keyOffset);
+            assertThat(again.end).isEqualTo(h.end);
+            assertThat(again.keyLength).isEqualTo(keyLength);
+            assertThat(again.valueLength).isEqualTo(valueLength);
+        }
+    }
+
+    private static void assertVarint(MemorySegment page, long at, int value) {
+        int n = RecordLayout.varintSize(value);
+        long decoded = 0;
+        for (int i = 0; i < n; i++) {
+            int b = page.get(ValueLayout.JAVA_BYTE, at + i) & 0xFF;
+            assertThat((b & 0x80) != 0)
+                    .as("continuation bit of byte %d of %d", i, value)
+                    .isEqualTo(i < n - 1);
+            decoded |= (long) (b & 0x7F) << (7 * i);
+        }
+        assertThat(decoded).isEqualTo(value);
+    }
+
+    @Test
+    void varintSizeBoundaries() {
+        assertThat(RecordLayout.varintSize(0)).isEqualTo(1);
+        assertThat(RecordLayout.varintSize(0x7F)).isEqualTo(1);
+        assertThat(RecordLayout.varintSize(0x80)).isEqualTo(2);
+        assertThat(RecordLayout.varintSize(0x3FFF)).isEqualTo(2);
+        assertThat(RecordLayout.varintSize(0x4000)).isEqualTo(3);
+        assertThat(RecordLayout.varintSize(0x1F_FFFF)).isEqualTo(3);
+        assertThat(RecordLayout.varintSize(0x20_0000)).isEqualTo(4);
+        assertThat(RecordLayout.varintSize(0x0FFF_FFFF)).isEqualTo(4);
+        assertThat(RecordLayout.varintSize(0x1000_0000)).isEqualTo(5);
+        assertThat(RecordLayout.varintSize(Integer.MAX_VALUE)).isEqualTo(5);
+    }
+
+    @Property(tries = 300)
+    void deadlinePaddingDependsOnlyOnTheOffsetModulo8(
+            @ForAll("keyLengths") int keyLength,
+            @ForAll @IntRange(min = 0, max = 100_000) int valueLength,
+            @ForAll @IntRange(min = 0, max = 1 << 20) int offset) {
+        int here = RecordLayout.recordSize(offset, keyLength, valueLength, true, false);
+        int eightOn = RecordLayout.recordSize(offset + 8L, keyLength, valueLength, true, false);
+        assertThat(here).isEqualTo(eightOn);
+        // Without EXPIRES the size does not depend on the offset at all.
+        assertThat(RecordLayout.recordSize(offset, keyLength, valueLength, false, false))
+                .isEqualTo(RecordLayout.recordSize(0, keyLength, valueLength, false, false));
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // Corruption
+
+    @Property(tries = 200)
+    void parseRejectsBadFormatBits(
+            @ForAll @IntRange(min = 0, max = 255) int offset, @ForAll @IntRange(min = 0, max = 255) int layoutByte) {
+        if ((layoutByte & RecordLayout.FORMAT_MASK) == RecordLayout.FORMAT) {
+            layoutByte ^= 0x03; // format 2
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment page = arena.allocate(SEGMENT_BYTES, 8);
+            RecordLayout.writeHeader(page, offset, 5, 5, false, false, false, 0);
+            page.set(ValueLayout.JAVA_BYTE, offset, (byte) layoutByte);
+            assertThatThrownBy(() -> new RecordLayout.Header().parse(page, offset, SEGMENT_BYTES))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("offset " + offset);
+        }
+    }
+
+    @Test
+    void parseRejectsAZeroLayoutByte() {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment page = arena.allocate(SEGMENT_BYTES, 8);
+            assertThatThrownBy(() -> new RecordLayout.Header().parse(page, 40, SEGMENT_BYTES))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("offset 40");
+        }
+    }
+
+    @Test
+    void parseRejectsBadLengths() {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment page = arena.allocate(SEGMENT_BYTES, 8);
+            for (int offset : new int[] {0, 1, 7, 8, 13, 100}) {
+                // key length 0
+                writeRaw(page, offset, RecordLayout.FORMAT, 0x00, 0x05);
+                assertCorrupt(page, offset, SEGMENT_BYTES);
+                // key length 65536 (past MAX_KEY_LENGTH)
+                writeRaw(page, offset, RecordLayout.FORMAT, 0x80, 0x80, 0x04, 0x05);
+                assertCorrupt(page, offset, SEGMENT_BYTES);
+                // value length 0xFFFFFFFF (negative as an int)
+                writeRaw(page, offset, RecordLayout.FORMAT, 0x05, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F);
+                assertCorrupt(page, offset, SEGMENT_BYTES);
+                // an unterminated key length
+                writeRaw(page, offset, RecordLayout.FORMAT, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01);
+                assertCorrupt(page, offset, SEGMENT_BYTES);
+                // value past the limit
+                RecordLayout.writeHeader(page, offset, 10, 1000, false, false, false, 0);
+                assertCorrupt(page, offset, SEGMENT_BYTES);
+                // key past the limit
+                RecordLayout.writeHeader(page, offset, 1000, 0, false, true, false, 0);
+                assertCorrupt(page, offset, SEGMENT_BYTES);
+                // a large record's extent id past the limit
+                RecordLayout.writeHeader(page, offset, 4, 1 << 30, true, false, false, 0);
+                long idEnd = offset + RecordLayout.recordSize(offset, 4, 1 << 30, false, true);
+                assertThat(new RecordLayout.Header().parse(page, offset, idEnd).end)
+                        .isEqualTo(idEnd);
+                assertCorrupt(page, offset, idEnd - 1);
+                page.fill((byte) 0);
+            }
+        }
+    }
+
+    private static void writeRaw(MemorySegment page, long offset, int... bytes) {
+        for (int i = 0; i < bytes.length; i++) {
+            page.set(ValueLayout.JAVA_BYTE, offset + i, (byte) bytes[i]);
+        }
+    }
+
+    private static void assertCorrupt(MemorySegment page, long offset, long limit) {
+        assertThatThrownBy(() -> new RecordLayout.Header().parse(page, offset, limit))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("corrupt record at offset " + offset + ":");
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // Layout bits
+
+    @Property(tries = 200)
+    void accessBitsSaturateAtThreeAndLeaveTheOtherBitsAlone(
+            @ForAll boolean large,
+            @ForAll boolean expires,
+            @ForAll boolean fixedTtl,
+            @ForAll boolean decided,
+            @ForAll @IntRange(min = 0, max = 255) int offset,
+            @ForAll @IntRange(min = 0, max = 10) int reads) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment page = arena.allocate(SEGMENT_BYTES, 8);
+            RecordLayout.writeHeader(page, offset, 3, 9, large, expires, fixedTtl, 42);
+            if (decided) {
+                RecordLayout.markDecided(page, offset);
+            }
+            int others = RecordLayout.layout(page, offset);
+            MemorySegment before = snapshot(page);
+            for (int i = 1; i <= reads; i++) {
+                RecordLayout.recordAccess(page, offset);
+                assertThat(RecordLayout.access(page, offset)).isEqualTo(Math.min(i, RecordLayout.MAX_ACCESS));
+                assertThat(RecordLayout.layout(page, offset) & ~RecordLayout.ACCESS_MASK)
+                        .isEqualTo(others);
+            }
+            for (int access = RecordLayout.MAX_ACCESS; access >= 0; access--) {
+                RecordLayout.setAccess(page, offset, access);
+                assertThat(RecordLayout.access(page, offset)).isEqualTo(access);
+                assertThat(RecordLayout.layout(page, offset) & ~RecordLayout.ACCESS_MASK)
+                        .isEqualTo(others);
+            }
+            assertOnlyLayoutByteDiffers(before, page, offset);
+        }
+    }
+
+    @Property(tries = 200)
+    void markDecidedSetsOnlyDecided(
+            @ForAll boolean large,
+            @ForAll boolean expires,
+            @ForAll boolean fixedTtl,
+            @ForAll @IntRange(min = 0, max = 3) int access,
+            @ForAll @IntRange(min = 0, max = 255) int offset) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment page = arena.allocate(SEGMENT_BYTES, 8);
+            page.fill(FILL);
+            RecordLayout.writeHeader(page, offset, 300, 70_000, large, expires, fixedTtl, -7);
+            RecordLayout.setAccess(page, offset, access);
+            int before = RecordLayout.layout(page, offset);
+            MemorySegment snapshot = snapshot(page);
+            RecordLayout.markDecided(page, offset);
+            assertThat(RecordLayout.layout(page, offset)).isEqualTo(before | RecordLayout.DECIDED);
+            assertThat(before & RecordLayout.DECIDED).isZero();
+            RecordLayout.markDecided(page, offset); // idempotent
+            assertThat(RecordLayout.layout(page, offset)).isEqualTo(before | RecordLayout.DECIDED);
+            assertOnlyLayoutByteDiffers(snapshot, page, offset);
+        }
+    }
+
+    @Test
+    void writeDeadlineReplacesOnlyTheDeadline() {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment page = arena.allocate(SEGMENT_BYTES, 8);
+            for (int offset = 0; offset < 64; offset++) {
+                RecordLayout.writeHeader(page, offset, 20, 20, false, true, true, 1L);
+                RecordLayout.Header h = new RecordLayout.Header().parse(page, offset, SEGMENT_BYTES);
+                MemorySegment before = snapshot(page);
+                RecordLayout.writeDeadline(page, h.deadlineOffset, Long.MIN_VALUE + 3);
+                assertThat(RecordLayout.readDeadline(page, h.deadlineOffset)).isEqualTo(Long.MIN_VALUE + 3);
+                for (long i = 0; i < SEGMENT_BYTES; i++) {
+                    if (i < h.deadlineOffset || i >= h.deadlineOffset + 8) {
+                        assertThat(page.get(ValueLayout.JAVA_BYTE, i)).isEqualTo(before.get(ValueLayout.JAVA_BYTE, i));
+                    }
+                }
+                page.fill((byte) 0);
+            }
+        }
+    }
+
+    private static MemorySegment snapshot(MemorySegment page) {
+        return MemorySegment.ofArray(page.toArray(ValueLayout.JAVA_BYTE));
+    }
+
+    private static void assertOnlyLayoutByteDiffers(MemorySegment before, MemorySegment page, long offset) {
+        for (long i = 0; i < page.byteSize(); i++) {
+            if (i != offset + RecordLayout.LAYOUT_OFFSET) {
+                assertThat(page.get(ValueLayout.JAVA_BYTE, i))
+                        .as("byte %d", i)
+                        .isEqualTo(before.get(ValueLayout.JAVA_BYTE, i));
+            }
+        }
+    }
+}
