@@ -30,6 +30,9 @@ public record CacheSizing(int pageSize, int shards, int writerStripes, int initi
      */
     static final long BYTES_PER_SHARD = 64L * 1024 * 1024;
 
+    /** The most slots one shard presizes to (its table must stay under 2 GiB). */
+    static final int MAX_SLOTS_PER_SHARD = Integer.MAX_VALUE / 8;
+
     /** Index slots per shard when nothing says how many entries to expect. */
     static final int DEFAULT_INITIAL_SLOTS = 64;
 
@@ -45,15 +48,18 @@ public record CacheSizing(int pageSize, int shards, int writerStripes, int initi
             shards = ceilPow2((int) Math.min(1 << 16, wanted));
         }
         long pages = maximumBytes / pageSize;
-        int stripes = (int) Math.max(1, Math.min(ceilPow2(cores), pages / 16));
+        // A power of two: writers pick their stripe with a mask of the thread id.
+        int stripes = Integer.highestOneBit((int) Math.max(1, Math.min(ceilPow2(cores), pages / 16)));
         double maxLoad = IndexShard.MAX_LOAD;
         int slots = DEFAULT_INITIAL_SLOTS;
         if (indexMemoryBudget > 0 && expectedEntries > 0) {
             long totalSlots = indexMemoryBudget / 8;
-            slots = (int) Math.max(IndexShard.MIN_CAPACITY, totalSlots / shards);
+            slots = (int) Math.min(MAX_SLOTS_PER_SHARD, Math.max(IndexShard.MIN_CAPACITY, totalSlots / shards));
             maxLoad = Math.max(maxLoad, Math.min(IndexShard.HARD_MAX_LOAD, expectedEntries / (double) totalSlots));
         } else if (expectedEntries > 0) {
-            slots = (int) Math.max(IndexShard.MIN_CAPACITY, Math.ceil(expectedEntries / (double) shards / 0.8));
+            slots = (int) Math.min(
+                    MAX_SLOTS_PER_SHARD,
+                    Math.max(IndexShard.MIN_CAPACITY, Math.ceil(expectedEntries / (double) shards / 0.8)));
         }
         return new CacheSizing(pageSize, shards, stripes, slots, maxLoad);
     }

@@ -53,6 +53,9 @@ final class Evictor {
     private final RecordLayout.Header header = new RecordLayout.Header();
     private int page = -1;
     private long offset;
+    /** Bytes the current makeRoom call may still copy forward for compaction. */
+    private long compactionAllowance;
+
     private int[] retired = new int[8];
     private int retiredCount;
     private List<Removal> removals = new ArrayList<>();
@@ -68,6 +71,10 @@ final class Evictor {
         // Compaction frees pages, so it serves a writer waiting for a page; a large value or
         // the index needs budget, which only eviction of live entries gives back for sure.
         boolean compact = goal == Goal.PAGE && liveShare() < CacheSizing.COMPACT_BELOW;
+        // Compaction must pay for itself: after copying two pages' worth of live records in one
+        // call without meeting the goal, the oldest pages are mostly live (or the budget is held
+        // by large values), and evicting is the way forward.
+        compactionAllowance = 2L * store.pageSize();
         long waitingSince = 0;
         for (int steps = 0; steps < MAX_STEPS; ) {
             if (met(goal, bytes)) {
@@ -79,7 +86,7 @@ final class Evictor {
                     return true;
                 }
             }
-            Step step = step(true, reinsertions < MAX_REINSERTIONS, compact);
+            Step step = step(true, reinsertions < MAX_REINSERTIONS, compact && compactionAllowance > 0);
             if (step == Step.WAITING) {
                 // A writer is between reserving a record and installing it: give it the CPU.
                 long now = System.nanoTime();
@@ -248,6 +255,9 @@ final class Evictor {
                 int access = RecordLayout.access(segment, store.offset(location));
                 boolean secondChance = mayReinsert && access > 0;
                 if ((secondChance || compact) && copyForward(shard, slot, location, segment, h, recordBytes, access)) {
+                    if (!secondChance) {
+                        compactionAllowance -= recordBytes;
+                    }
                     return secondChance ? Step.REINSERTED : Step.DROPPED_DEAD_OR_EXPIRED;
                 }
             }

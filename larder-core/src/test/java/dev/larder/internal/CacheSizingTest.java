@@ -101,6 +101,12 @@ class CacheSizingTest {
         assertThat(slots).isGreaterThanOrEqualTo(IndexShard.MIN_CAPACITY);
         // Evenly spread, every shard takes its share at the load target of 0.8, below MAX_LOAD.
         double perShard = expectedEntries / (double) s.shards();
+        if (perShard / 0.8 > CacheSizing.MAX_SLOTS_PER_SHARD) {
+            // A shard's table stays under 2 GiB: presizing stops at the cap, growth beyond it
+            // fails with a message asking for a higher concurrencyLevel.
+            assertThat(slots).isEqualTo(CacheSizing.MAX_SLOTS_PER_SHARD);
+            return;
+        }
         assertThat(slots * 0.8).isGreaterThanOrEqualTo(perShard - 1e-6);
         if (perShard >= 16) {
             // the room hasRoomWithoutGrowth gives (at tiny sizes the rounding of slots decides)
@@ -126,7 +132,8 @@ class CacheSizingTest {
         CacheSizing s = CacheSizing.of(maximumBytes, expectedEntries, indexBudget, 0, cores);
         long slots = s.initialSlotsPerShard();
         assertThat(slots).isGreaterThanOrEqualTo(IndexShard.MIN_CAPACITY);
-        if (slots > IndexShard.MIN_CAPACITY) {
+        assertThat(slots).isLessThanOrEqualTo(CacheSizing.MAX_SLOTS_PER_SHARD);
+        if (slots > IndexShard.MIN_CAPACITY && slots < CacheSizing.MAX_SLOTS_PER_SHARD) {
             // The tables fit the index budget.
             assertThat(slots * s.shards() * 8).isLessThanOrEqualTo(indexBudget);
             assertThat((slots + 1) * s.shards() * 8).isGreaterThan(indexBudget);
