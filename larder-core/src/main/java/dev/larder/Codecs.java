@@ -240,7 +240,7 @@ public final class Codecs {
         return new IllegalArgumentException(codec + " codec: expected " + expected + " bytes, got " + actual);
     }
 
-    private static final class Utf8Codec implements Codec<String>, TrustedCodec {
+    private static final class Utf8Codec implements Codec<String>, TrustedCodec<String> {
         static final Utf8Codec INSTANCE = new Utf8Codec();
 
         @Override
@@ -290,6 +290,17 @@ public final class Codecs {
             if (offset < 0 || offset > limit || limit - offset < 3L * n) {
                 Objects.checkFromIndexSize(offset, encodedLength(value), limit);
             }
+            encode(value, target, offset);
+        }
+
+        @Override
+        public long maxEncodedSize(String value) {
+            return 3L * value.length(); // a 4-byte pair spans two chars
+        }
+
+        @Override
+        public int encode(String value, MemorySegment target, long offset) {
+            int n = value.length();
             long p = offset;
             int i = 0;
             for (; i < n; i++) { // ASCII fast path
@@ -320,6 +331,7 @@ public final class Codecs {
                     target.set(BYTE, p++, (byte) '?');
                 }
             }
+            return (int) (p - offset);
         }
 
         @Override
@@ -333,7 +345,7 @@ public final class Codecs {
         }
     }
 
-    private static final class Latin1Codec implements Codec<String>, TrustedCodec {
+    private static final class Latin1Codec implements Codec<String>, TrustedCodec<String> {
         static final Latin1Codec INSTANCE = new Latin1Codec();
 
         @Override
@@ -365,6 +377,25 @@ public final class Codecs {
         }
 
         @Override
+        public long maxEncodedSize(String value) {
+            return value.length();
+        }
+
+        /** One pass: checks and copies each char; a non-Latin-1 char throws midway. */
+        @Override
+        public int encode(String value, MemorySegment target, long offset) {
+            int n = value.length();
+            for (int i = 0; i < n; i++) {
+                char c = value.charAt(i);
+                if (c > 0xFF) {
+                    checkLatin1(value); // throws with the index and the char
+                }
+                target.set(BYTE, offset + i, (byte) c);
+            }
+            return n;
+        }
+
+        @Override
         public String read(MemorySegment source, long offset, int length) {
             return new String(copyOut(source, offset, length), StandardCharsets.ISO_8859_1);
         }
@@ -375,7 +406,7 @@ public final class Codecs {
         }
     }
 
-    private static final class LongCodec implements Codec<Long>, TrustedCodec {
+    private static final class LongCodec implements Codec<Long>, TrustedCodec<Long> {
         static final LongCodec INSTANCE = new LongCodec();
 
         @Override
@@ -399,12 +430,23 @@ public final class Codecs {
         }
 
         @Override
+        public long maxEncodedSize(Long value) {
+            return size(value);
+        }
+
+        @Override
+        public int encode(Long value, MemorySegment target, long offset) {
+            write(value, target, offset);
+            return size(value);
+        }
+
+        @Override
         public String toString() {
             return "Codecs.longs()";
         }
     }
 
-    private static final class IntCodec implements Codec<Integer>, TrustedCodec {
+    private static final class IntCodec implements Codec<Integer>, TrustedCodec<Integer> {
         static final IntCodec INSTANCE = new IntCodec();
 
         @Override
@@ -428,12 +470,23 @@ public final class Codecs {
         }
 
         @Override
+        public long maxEncodedSize(Integer value) {
+            return size(value);
+        }
+
+        @Override
+        public int encode(Integer value, MemorySegment target, long offset) {
+            write(value, target, offset);
+            return size(value);
+        }
+
+        @Override
         public String toString() {
             return "Codecs.ints()";
         }
     }
 
-    private static final class BytesCodec implements Codec<byte[]> {
+    private static final class BytesCodec implements Codec<byte[]>, TrustedCodec<byte[]> {
         static final BytesCodec INSTANCE = new BytesCodec();
 
         @Override
@@ -454,12 +507,23 @@ public final class Codecs {
         }
 
         @Override
+        public long maxEncodedSize(byte[] value) {
+            return size(value);
+        }
+
+        @Override
+        public int encode(byte[] value, MemorySegment target, long offset) {
+            write(value, target, offset);
+            return size(value);
+        }
+
+        @Override
         public String toString() {
             return "Codecs.bytes()";
         }
     }
 
-    private static final class ByteBufferCodec implements Codec<ByteBuffer>, TrustedCodec {
+    private static final class ByteBufferCodec implements Codec<ByteBuffer>, TrustedCodec<ByteBuffer> {
         static final ByteBufferCodec INSTANCE = new ByteBufferCodec();
 
         @Override
@@ -482,12 +546,23 @@ public final class Codecs {
         }
 
         @Override
+        public long maxEncodedSize(ByteBuffer value) {
+            return size(value);
+        }
+
+        @Override
+        public int encode(ByteBuffer value, MemorySegment target, long offset) {
+            write(value, target, offset);
+            return size(value);
+        }
+
+        @Override
         public String toString() {
             return "Codecs.byteBuffers()";
         }
     }
 
-    private static final class SegmentCodec implements Codec<MemorySegment>, TrustedCodec {
+    private static final class SegmentCodec implements Codec<MemorySegment>, TrustedCodec<MemorySegment> {
         static final SegmentCodec INSTANCE = new SegmentCodec();
 
         @Override
@@ -514,6 +589,17 @@ public final class Codecs {
         @Override
         public MemorySegment read(MemorySegment source, long offset, int length) {
             return MemorySegment.ofArray(copyOut(source, offset, length));
+        }
+
+        @Override
+        public long maxEncodedSize(MemorySegment value) {
+            return size(value);
+        }
+
+        @Override
+        public int encode(MemorySegment value, MemorySegment target, long offset) {
+            write(value, target, offset);
+            return size(value);
         }
 
         @Override

@@ -20,27 +20,46 @@ final class KeyScratch {
     }
 
     /** Encodes {@code key}; the caller must {@link #release()} it. */
+    @SuppressWarnings("unchecked")
     static <K> KeyScratch encode(Codec<K> codec, K key, int maxKeyLength) {
         KeyScratch s = LOCAL.get();
         if (s.inUse) {
             s = new KeyScratch(64);
         }
-        int len = codec.size(key);
+        int len;
+        if (codec instanceof TrustedCodec<?> trusted) {
+            // One pass into a buffer big enough for any encoding of the key.
+            TrustedCodec<K> t = (TrustedCodec<K>) trusted;
+            long max = t.maxEncodedSize(key);
+            if (max > maxKeyLength * 3L + 3) {
+                len = codec.size(key); // absurdly long: measure first, and reject below
+                checkLength(len, maxKeyLength);
+            }
+            s.ensureCapacity((int) Math.min(max, maxKeyLength * 3L + 3));
+            len = t.encode(key, s.segment, 0);
+        } else {
+            len = codec.size(key);
+            checkLength(len, maxKeyLength);
+            s.ensureCapacity(len);
+            codec.write(key, s.segment.asSlice(0, len), 0);
+        }
+        checkLength(len, maxKeyLength);
+        s.length = len;
+        s.inUse = true;
+        return s;
+    }
+
+    private static void checkLength(int len, int maxKeyLength) {
         if (len <= 0 || len > maxKeyLength) {
             throw new IllegalArgumentException(
                     "key of " + len + " bytes: keys must be 1 to " + maxKeyLength + " bytes when encoded");
         }
-        if (s.segment.byteSize() < len) {
-            s.segment = MemorySegment.ofArray(new byte[Math.max(len, (int) s.segment.byteSize() * 2)]);
+    }
+
+    private void ensureCapacity(int bytes) {
+        if (segment.byteSize() < bytes) {
+            segment = MemorySegment.ofArray(new byte[Math.max(bytes, (int) segment.byteSize() * 2)]);
         }
-        if (codec instanceof TrustedCodec) {
-            codec.write(key, s.segment, 0);
-        } else {
-            codec.write(key, s.segment.asSlice(0, len), 0);
-        }
-        s.length = len;
-        s.inUse = true;
-        return s;
     }
 
     void release() {

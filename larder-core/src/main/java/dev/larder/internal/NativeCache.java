@@ -553,7 +553,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
     }
 
     private void writeValue(V value, MemorySegment target, long offset, int length) {
-        if (valueCodec instanceof TrustedCodec) {
+        if (valueCodec instanceof TrustedCodec<?>) {
             valueCodec.write(value, target, offset);
         } else {
             valueCodec.write(value, target.asSlice(offset, length), 0);
