@@ -527,9 +527,12 @@ class IndexShardTest {
             boolean[] present = new boolean[churn];
             SplittableRandom random = new SplittableRandom(23);
             long moves = 0;
-            long end = System.nanoTime() + 800_000_000L;
+            // 0.8 s and at least 10,000 moves, however slow a shared machine is (bounded).
+            long start = System.nanoTime();
+            long end = start + 800_000_000L;
+            long limit = start + 30_000_000_000L;
             try {
-                while (System.nanoTime() < end) {
+                while (System.nanoTime() < limit && (System.nanoTime() < end || moves < 10_000)) {
                     int c = random.nextInt(churn);
                     int k = stable + c;
                     shard.lock.lock();
