@@ -69,9 +69,10 @@ public final class MemoryEstimator {
             // Records do not span pages: the tail of each page that no whole record fits is lost.
             long perPage = Math.max(1, (long) (sizing.pageSize() / Math.ceil(record)));
             long pageBytes = (entries + perPage - 1) / perPage * sizing.pageSize();
-            // Each writer stripe and the evictor hold one partly filled page; two pages of
-            // headroom keep writers from waiting on eviction.
-            long slack = pageBytes - recordBytes + (long) (sizing.writerStripes() + 1 + 2) * sizing.pageSize();
+            // Each writer stripe and the evictor hold one partly filled page, and the evictor
+            // keeps a batch of pages free (1/64 of them, 1 to 16) so writers rarely wait.
+            long batch = Math.max(1, Math.min(16, budget / sizing.pageSize() / 64));
+            long slack = pageBytes - recordBytes + (sizing.writerStripes() + 1 + batch + 1) * sizing.pageSize();
             long total = recordBytes + largeBytes + indexBytes + slack;
             long headroom = (long) Math.ceil(pageBytes * (1 / CacheSizing.COMPACT_BELOW - 1));
             estimate = new MemoryEstimate(entries, recordBytes, largeBytes, indexBytes, slack, total, headroom);

@@ -65,8 +65,13 @@ final class Evictor {
         this.store = cache.store;
     }
 
-    /** Evicts until {@code goal} holds. Returns false if nothing more can be reclaimed. */
+    /**
+     * Evicts until {@code goal} holds. Returns false if nothing more can be reclaimed. A writer
+     * waiting for a page gets a batch of them freed, so the grace period and the lock hand-off
+     * are paid once per batch, not once per page.
+     */
     boolean makeRoom(Goal goal, long bytes) {
+        int batch = goal == Goal.PAGE ? pageBatch() : 1;
         int reinsertions = 0;
         // Compaction frees pages, so it serves a writer waiting for a page; a large value or
         // the index needs budget, which only eviction of live entries gives back for sure.
@@ -77,12 +82,12 @@ final class Evictor {
         compactionAllowance = 2L * store.pageSize();
         long waitingSince = 0;
         for (int steps = 0; steps < MAX_STEPS; ) {
-            if (met(goal, bytes)) {
+            if (met(goal, bytes, batch)) {
                 return true;
             }
             if (goal != Goal.ENTRY && (retiredCount > 0 || cache.large.hasRetired() || cache.hasRetiredTables())) {
                 reclaim(); // evicted large values and retired pages count only once freed
-                if (met(goal, bytes)) {
+                if (met(goal, bytes, batch)) {
                     return true;
                 }
             }
@@ -109,16 +114,21 @@ final class Evictor {
                     reclaim();
                     continue;
                 }
-                return met(goal, bytes);
+                return met(goal, bytes, 1);
             }
         }
         reclaim();
-        return met(goal, bytes);
+        return met(goal, bytes, 1);
     }
 
-    private boolean met(Goal goal, long bytes) {
+    /** Pages to free at once for a waiting writer: 1/64 of the cache's pages, 1 to 16. */
+    private int pageBatch() {
+        return Math.max(1, Math.min(16, store.maxPages() / 64));
+    }
+
+    private boolean met(Goal goal, long bytes, int pages) {
         return switch (goal) {
-            case PAGE -> store.writerCanTakePage();
+            case PAGE -> store.writerCanTakePages(pages);
             case BYTES -> store.releaseFreePages(bytes);
             case ENTRY -> cache.entries.get() < cache.maximumEntries;
         };
@@ -137,8 +147,8 @@ final class Evictor {
                 break;
             }
         }
-        if (!store.writerCanTakePage()) {
-            makeRoom(Goal.PAGE, 0);
+        if (!store.writerCanTakePages(pageBatch())) {
+            makeRoom(Goal.PAGE, 0); // keep a batch of pages free, so writers rarely wait
         }
         reclaim();
     }

@@ -382,8 +382,19 @@ public final class PageStore {
     }
 
     /** Whether a writer could take a page now without eviction. */
-    public synchronized boolean writerCanTakePage() {
-        return freeCount > writerReserve || (unusedCount > 0 && budget.available() >= pageSize);
+    public boolean writerCanTakePage() {
+        return writerCanTakePages(1);
+    }
+
+    /** Whether writers could take {@code n} pages now without eviction. */
+    public synchronized boolean writerCanTakePages(int n) {
+        long allocatable = Math.min(unusedCount, budget.available() / pageSize);
+        return freeCount - writerReserve + allocatable >= n;
+    }
+
+    /** Pages the budget can hold at most. */
+    public int maxPages() {
+        return maxPages;
     }
 
     public synchronized int freePageCount() {
