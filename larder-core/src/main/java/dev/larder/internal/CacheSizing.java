@@ -15,7 +15,7 @@ public record CacheSizing(int pageSize, int shards, int writerStripes, int initi
      * fill less than this share of the pages. Under uniform overwrites the oldest records are
      * mostly dead by the time compaction reaches them, so a high threshold costs few copies.
      */
-    public static final double COMPACT_BELOW = 0.9;
+    public static final double COMPACT_BELOW = 0.8;
 
     /** Pages per budget: enough that a few partly filled pages cost about 1% of it. */
     static final int TARGET_PAGES = 2048;

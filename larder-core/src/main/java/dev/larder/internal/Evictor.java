@@ -76,49 +76,66 @@ final class Evictor {
         // Compaction frees pages, so it serves a writer waiting for a page; a large value or
         // the index needs budget, which only eviction of live entries gives back for sure.
         boolean compact = goal == Goal.PAGE && liveShare() < CacheSizing.COMPACT_BELOW;
-        // Compaction must pay for itself: after copying two pages' worth of live records in one
-        // call without meeting the goal, the oldest pages are mostly live (or the budget is held
-        // by large values), and evicting is the way forward.
-        compactionAllowance = 2L * store.pageSize();
+        // Compaction must pay for itself: after copying four pages' worth of live records per
+        // page wanted without meeting the goal, the oldest pages are mostly live (or the budget
+        // is held by large values), and evicting is the way forward.
+        compactionAllowance = 4L * batch * store.pageSize();
         long waitingSince = 0;
+        int waits = 0;
+        boolean check = true; // whether something happened that may have met the goal
         for (int steps = 0; steps < MAX_STEPS; ) {
-            if (met(goal, bytes, batch)) {
-                return true;
-            }
-            if (goal != Goal.ENTRY && (retiredCount > 0 || cache.large.hasRetired() || cache.hasRetiredTables())) {
-                reclaim(); // evicted large values and retired pages count only once freed
+            if (check) {
+                if (goal != Goal.ENTRY && hasRetired()) {
+                    reclaim(); // retired pages and evicted large values count only once freed
+                }
                 if (met(goal, bytes, batch)) {
                     return true;
                 }
+                check = false;
             }
             Step step = step(true, reinsertions < MAX_REINSERTIONS, compact && compactionAllowance > 0);
-            if (step == Step.WAITING) {
-                // A writer is between reserving a record and installing it: give it the CPU.
-                long now = System.nanoTime();
-                if (waitingSince == 0) {
-                    waitingSince = now;
-                } else if (now - waitingSince > WAIT_LIMIT_NANOS) {
-                    return false;
+            switch (step) {
+                case BUSY -> {
+                    continue;
                 }
-                Thread.yield();
-                continue;
+                case WAITING -> {
+                    // A writer is between reserving a record and installing it: spin briefly,
+                    // then give it the CPU.
+                    long now = System.nanoTime();
+                    if (waitingSince == 0) {
+                        waitingSince = now;
+                        waits = 0;
+                    } else if (now - waitingSince > WAIT_LIMIT_NANOS) {
+                        return false;
+                    }
+                    if (++waits < 64) {
+                        Thread.onSpinWait();
+                    } else {
+                        Thread.yield();
+                    }
+                    continue;
+                }
+                case REINSERTED -> reinsertions++;
+                case EVICTED, DROPPED_DEAD_OR_EXPIRED -> {
+                    reinsertions = step == Step.EVICTED ? 0 : reinsertions;
+                    check = goal != Goal.PAGE; // an entry slot, or a large value to free
+                }
+                case PAGE_RETIRED -> check = true;
+                case NOTHING -> {
+                    reclaim();
+                    return met(goal, bytes, 1);
+                }
+                default -> {}
             }
             waitingSince = 0;
             steps++;
-            if (step == Step.REINSERTED) {
-                reinsertions++;
-            } else if (step == Step.EVICTED) {
-                reinsertions = 0;
-            } else if (step == Step.NOTHING) {
-                if (retiredCount > 0 || cache.large.hasRetired() || cache.hasRetiredTables()) {
-                    reclaim();
-                    continue;
-                }
-                return met(goal, bytes, 1);
-            }
         }
         reclaim();
         return met(goal, bytes, 1);
+    }
+
+    private boolean hasRetired() {
+        return retiredCount > 0 || cache.large.hasRetired() || cache.hasRetiredTables();
     }
 
     /** Pages to free at once for a waiting writer: 1/64 of the cache's pages, 1 to 16. */
@@ -178,6 +195,8 @@ final class Evictor {
     private enum Step {
         NOTHING,
         WAITING,
+        /** No record judged, but the walk can go on at once. */
+        BUSY,
         PAGE_RETIRED,
         DROPPED_DEAD_OR_EXPIRED,
         REINSERTED,
@@ -205,16 +224,20 @@ final class Evictor {
         if (limit < 0) {
             return Step.WAITING; // being sealed by its stripe
         }
+        boolean sealed = store.isSealed(page);
         if (offset >= limit) {
-            if (!store.isSealed(page)) {
+            if (!sealed) {
                 if (!evict) {
                     return Step.NOTHING;
                 }
                 store.sealActive(page);
-                return Step.WAITING; // look again at the sealed top
+                limit = store.limit(page);
+                if (limit < 0 || !store.isSealed(page)) {
+                    return Step.WAITING; // its stripe is sealing it
+                }
             }
             if (offset < store.limit(page)) {
-                return Step.WAITING; // sealed with more records than we saw
+                return Step.BUSY; // sealed with more records than we saw: walk them
             }
             store.dequeueOldest();
             retire(page);
@@ -230,7 +253,7 @@ final class Evictor {
         long location = store.location(page, offset);
         long recordEnd = h.end;
         // Never compact an active page: the copies could land in it and be walked again.
-        Step result = judge(location, segment, h, evict, mayReinsert, compact && store.isSealed(page));
+        Step result = judge(location, segment, h, evict, mayReinsert, compact && sealed);
         if (result == Step.KEPT) {
             return Step.NOTHING; // a live record at the oldest end: nothing more to drop
         }
