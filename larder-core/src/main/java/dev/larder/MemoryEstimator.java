@@ -74,7 +74,8 @@ public final class MemoryEstimator {
             long batch = Math.max(1, Math.min(16, budget / sizing.pageSize() / 64));
             long slack = pageBytes - recordBytes + (sizing.writerStripes() + 1 + batch + 1) * sizing.pageSize();
             long total = recordBytes + largeBytes + indexBytes + slack;
-            long headroom = (long) Math.ceil(pageBytes * (1 / CacheSizing.COMPACT_BELOW - 1));
+            // Enough that the live share stays a margin below the compaction threshold.
+            long headroom = (long) Math.ceil(pageBytes * (1 / (CacheSizing.COMPACT_BELOW - 0.05) - 1));
             estimate = new MemoryEstimate(entries, recordBytes, largeBytes, indexBytes, slack, total, headroom);
             budget = total + headroom;
         }

@@ -83,6 +83,7 @@ final class Evictor {
         long waitingSince = 0;
         int waits = 0;
         boolean check = true; // whether something happened that may have met the goal
+        int retiredThisCall = 0;
         for (int steps = 0; steps < MAX_STEPS; ) {
             if (check) {
                 if (goal != Goal.ENTRY && hasRetired()) {
@@ -120,7 +121,15 @@ final class Evictor {
                     reinsertions = step == Step.EVICTED ? 0 : reinsertions;
                     check = goal != Goal.PAGE; // an entry slot, or a large value to free
                 }
-                case PAGE_RETIRED -> check = true;
+                case PAGE_RETIRED -> {
+                    check = true;
+                    // Pages freed here may go straight to other writers: once a batch is freed,
+                    // let the waiting writer try again rather than evict on.
+                    if (goal == Goal.PAGE && ++retiredThisCall >= batch) {
+                        reclaim();
+                        return true;
+                    }
+                }
                 case NOTHING -> {
                     reclaim();
                     return met(goal, bytes, 1);
@@ -248,6 +257,11 @@ final class Evictor {
         int layout = RecordLayout.layout(segment, offset);
         if ((layout & RecordLayout.DECIDED) == 0) {
             return Step.WAITING; // a writer is between reserving and installing this record
+        }
+        if (compact && retiredCount > 0 && store.freePageCount() == 0) {
+            // Writers took the free pages: recycle the retired ones so the copies have room
+            // (else compaction would turn into eviction).
+            reclaim();
         }
         RecordLayout.Header h = header.parse(segment, offset, limit);
         long location = store.location(page, offset);
