@@ -123,6 +123,7 @@ final class Evictor {
      * oldest end of the log, keep a few pages free, and free what waits for a grace period.
      */
     void routine() {
+        expirePages(4);
         int budgetSteps = 256;
         while (budgetSteps-- > 0) {
             Step s = step(false, false, false);
@@ -138,6 +139,7 @@ final class Evictor {
 
     /** An explicit cleanUp: the routine pass, then every retired page and extent freed. */
     void cleanUp() {
+        expirePages(Integer.MAX_VALUE);
         int budgetSteps = 1 << 16;
         while (budgetSteps-- > 0) {
             Step s = step(false, false, false);
@@ -274,6 +276,45 @@ final class Evictor {
         return cause == RemovalCause.EXPIRED ? Step.DROPPED_DEAD_OR_EXPIRED : Step.EVICTED;
     }
 
+    /**
+     * Reclaims up to {@code maxPages} sealed pages whose every record has expired, wherever they
+     * are in the log: each record is judged as at the oldest end (expired ones removed, any that
+     * a reader extended copied forward), then the page leaves the log and is retired. Work is
+     * proportional to the expired records, never to the live ones.
+     */
+    private void expirePages(int maxPages) {
+        for (int n = 0; n < maxPages; n++) {
+            long now = cache.ticker.read();
+            int expired = store.pollExpiredPage(now);
+            if (expired < 0) {
+                return;
+            }
+            if (expired == page) {
+                continue; // the cursor is in it; the FIFO walk reclaims it
+            }
+            MemorySegment segment = store.pageById(expired);
+            long top = store.sealedTop(expired);
+            RecordLayout.Header h = new RecordLayout.Header();
+            boolean undecided = false;
+            for (long at = 0; at < top; at = h.end) {
+                if ((RecordLayout.layout(segment, at) & RecordLayout.DECIDED) == 0) {
+                    undecided = true; // a writer is still installing: look again shortly
+                    break;
+                }
+                h.parse(segment, at, top);
+                long end = h.end;
+                judge(store.location(expired, at), segment, h, true, false, true);
+                h.end = end;
+            }
+            if (undecided) {
+                store.requeueExpiring(expired, now + 1_000_000);
+                return;
+            }
+            store.removeFromLog(expired);
+            retire(expired);
+        }
+    }
+
     /** Copies the record to the head of the log and repoints its word; false if no room. */
     private boolean copyForward(
             IndexShard shard,
@@ -304,6 +345,11 @@ final class Evictor {
         MemorySegment.copy(segment, h.keyOffset, to, keyAt, payload);
         RecordLayout.setAccess(to, at, Math.max(0, access - 1));
         RecordLayout.markDecided(to, at); // before the word is published: see RecordLayout
+        if (expires) {
+            store.noteDeadline(target, deadline);
+        } else {
+            store.noteImmortal(target);
+        }
         int newBytes = (int) (keyAt + payload - at);
         shard.relocate(slot, target, recordBytes, newBytes);
         return true;

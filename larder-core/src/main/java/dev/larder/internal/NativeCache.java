@@ -65,6 +65,8 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
     static final long PRESENT = -4;
     /** {@link #write} outcome when the condition did not hold. */
     static final long FAILED = -3;
+    /** Internal {@link #install} state: the condition held and the word was swapped. */
+    private static final long DONE = -7;
 
     private static final ThreadLocal<int[]> READER_DEPTH = ThreadLocal.withInitial(() -> new int[1]);
 
@@ -195,6 +197,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                 if (recordAccess && expireAfterAccessNanos > 0 && (h.layout & RecordLayout.FIXED_TTL) == 0) {
                     long extended = now + expireAfterAccessNanos;
                     if (extended - deadline > (expireAfterAccessNanos >>> 5)) {
+                        store.noteDeadline(location, extended); // first, so the page is never reclaimed early
                         RecordLayout.writeDeadline(page, h.deadlineOffset, extended);
                     }
                 }
@@ -487,6 +490,11 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         int stripe = (int) Thread.currentThread().threadId() & (store.writerStripes() - 1);
         for (; ; ) {
             long location = reserve(stripe, keyLength, valueLength, expires, isLarge);
+            if (expires) {
+                store.noteDeadline(location, deadline);
+            } else {
+                store.noteImmortal(location);
+            }
             MemorySegment page = store.page(location);
             long offset = store.offset(location);
             int recordBytes;
@@ -509,20 +517,19 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                 }
                 throw t;
             }
-            Install outcome = install(shard, hash, ks, location, recordBytes, condition, previous);
-            switch (outcome) {
-                case DONE -> {
-                    maybeMaintain();
-                    return lastInstallResult.get()[0];
+            long outcome = install(shard, hash, ks, location, recordBytes, condition, previous);
+            if (outcome == FAILED) {
+                if (extent >= 0) {
+                    large.free(extent);
                 }
-                case FAILED -> {
-                    if (extent >= 0) {
-                        large.free(extent);
-                    }
-                    return FAILED;
-                }
-                case NEED_ENTRY -> makeRoom(Evictor.Goal.ENTRY, 0);
-                case NEED_BYTES -> makeRoom(Evictor.Goal.BYTES, shard.growthBytes());
+                return FAILED;
+            } else if (outcome == NEED_ENTRY) {
+                makeRoom(Evictor.Goal.ENTRY, 0);
+            } else if (outcome == NEED_BYTES) {
+                makeRoom(Evictor.Goal.BYTES, shard.growthBytes());
+            } else {
+                maybeMaintain();
+                return outcome;
             }
         }
     }
@@ -535,21 +542,18 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         }
     }
 
-    private enum Install {
-        DONE,
-        FAILED,
-        NEED_ENTRY,
-        NEED_BYTES
-    }
+    /** {@link #install} outcomes besides a location, {@link #ABSENT} and {@link #FAILED}. */
+    private static final long NEED_ENTRY = -5;
 
-    /** The result of the last DONE install on this thread: [replaced location or ABSENT]. */
-    private static final ThreadLocal<long[]> lastInstallResult = ThreadLocal.withInitial(() -> new long[1]);
+    private static final long NEED_BYTES = -6;
 
     /**
      * Swaps the key's index word to the new record at {@code location} if the condition holds,
-     * then marks the record decided either way.
+     * and marks the record decided either way. Returns the replaced live location, {@link
+     * #ABSENT}, {@link #FAILED}, or {@link #NEED_ENTRY}/{@link #NEED_BYTES} when room must be
+     * made first (the record is then abandoned).
      */
-    private Install install(
+    private long install(
             IndexShard shard,
             long hash,
             KeyScratch ks,
@@ -559,7 +563,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             Object[] previous) {
         MemorySegment page = store.page(location);
         long offset = store.offset(location);
-        Install outcome;
+        long outcome;
         long replaced = ABSENT;
         boolean replacedExpired = false;
         K notifyKey = null;
@@ -576,29 +580,35 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                 long current = slot >= 0 ? IndexWord.location(shard.wordAt(slot)) : ABSENT;
                 boolean live = current >= 0 && !isExpired(current);
                 if (!conditionHolds(condition, live ? current : ABSENT)) {
-                    outcome = Install.FAILED;
+                    outcome = FAILED;
                 } else if (current >= 0) {
                     RecordLayout.Header old = header(current);
                     shard.relocate(slot, location, (int) (old.end - store.offset(current)), recordBytes);
                     replaced = current;
                     replacedExpired = !live;
-                    outcome = Install.DONE;
+                    outcome = DONE;
                 } else if (!tryAddEntry()) {
-                    outcome = Install.NEED_ENTRY;
+                    outcome = NEED_ENTRY;
                 } else {
                     if (!shard.hasRoomWithoutGrowth()) {
                         long growth = shard.growthBytes();
                         if (budget.tryReserve(growth)) {
                             long before = shard.tableBytes();
-                            oldTable = shard.grow(seed, store);
+                            try {
+                                oldTable = shard.grow(seed, store);
+                            } catch (RuntimeException | Error e) {
+                                budget.release(growth);
+                                entries.decrementAndGet();
+                                throw e;
+                            }
                             indexBytes.addAndGet(shard.tableBytes() - before);
                         } else if (!shard.hasRoomAtHardLimit()) {
                             entries.decrementAndGet();
-                            return Install.NEED_BYTES;
+                            return NEED_BYTES;
                         }
                     }
                     shard.insert(hash, location, recordBytes);
-                    outcome = Install.DONE;
+                    outcome = DONE;
                 }
             } finally {
                 shard.lock.unlock();
@@ -606,7 +616,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                     retireTable(oldTable);
                 }
             }
-            if (outcome == Install.DONE && replaced >= 0) {
+            if (outcome == DONE && replaced >= 0) {
                 RecordLayout.Header old = header(replaced);
                 boolean wantValue = previous != null && !replacedExpired;
                 if (wantValue || listener != null) {
@@ -625,8 +635,8 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         } finally {
             epochs.exit(token);
         }
-        if (outcome == Install.DONE) {
-            lastInstallResult.get()[0] = replaced >= 0 && !replacedExpired ? replaced : ABSENT;
+        if (outcome == DONE) {
+            outcome = replaced >= 0 && !replacedExpired ? replaced : ABSENT;
             if (replacedExpired) {
                 stats.expirations.increment();
             }
@@ -761,6 +771,9 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
     /** Index tables retired by growth; the evictor frees them after a grace period. */
     List<NativeMemory.Block> takeRetiredTables() {
         synchronized (retiredTables) {
+            if (retiredTables.isEmpty()) {
+                return List.of();
+            }
             List<NativeMemory.Block> out = new ArrayList<>(retiredTables);
             retiredTables.clear();
             return out;

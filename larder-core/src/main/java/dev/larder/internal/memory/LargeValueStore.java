@@ -13,6 +13,7 @@ import java.util.Arrays;
  * eighth of a page), so this stays a small part of the heap.
  */
 public final class LargeValueStore {
+    private static final long[] NONE = new long[0];
     private final MemoryBudget budget;
     private volatile NativeMemory.Block[] extents = new NativeMemory.Block[16];
     private int[] freeIds = new int[16];
@@ -85,6 +86,9 @@ public final class LargeValueStore {
      * period.
      */
     public synchronized long[] takeRetired() {
+        if (retiredCount == 0) {
+            return NONE;
+        }
         long[] out = Arrays.copyOf(retired, retiredCount);
         retiredCount = 0;
         return out;

@@ -27,6 +27,7 @@ import java.lang.invoke.VarHandle;
 public final class PageStore {
     public static final long NO_PAGE = -1L;
     private static final VarHandle CURSOR = MethodHandles.arrayElementVarHandle(long[].class);
+    private static final VarHandle DEADLINE = MethodHandles.arrayElementVarHandle(long[].class);
     private static final int STRIDE = 16;
 
     private final int pageSize;
@@ -46,6 +47,15 @@ public final class PageStore {
 
     private final long[] cursors;
     private final Object[] stripeLocks;
+
+    /** The latest deadline of any record in a page (CAS-max by writers and extending readers). */
+    private final long[] maxDeadline;
+    /** Non-zero once a page holds a record without a deadline: it never expires whole. */
+    private final byte[] immortal;
+    /** Whether a page is in the FIFO (guarded by this). */
+    private final boolean[] inLog;
+    /** Sealed pages that may expire whole (guarded by this). */
+    private final PageExpiryQueue expiring = new PageExpiryQueue();
 
     // Guarded by this: the FIFO of pages in activation order, free pages, unused page ids.
     private final int[] fifo;
@@ -82,6 +92,9 @@ public final class PageStore {
             cursors[(s + 1) * STRIDE] = NO_PAGE;
             stripeLocks[s] = new Object();
         }
+        this.maxDeadline = new long[maxPages];
+        this.immortal = new byte[maxPages];
+        this.inLog = new boolean[maxPages];
         this.fifo = new int[maxPages];
         this.freePages = new int[maxPages];
         this.unusedIds = new int[maxPages];
@@ -176,6 +189,8 @@ public final class PageStore {
             synchronized (this) {
                 sealedTop[fresh] = -1;
                 pageStripe[fresh] = stripe;
+                maxDeadline[fresh] = Long.MIN_VALUE;
+                immortal[fresh] = 0;
             }
             enqueue(fresh);
             CURSOR.setVolatile(cursors, index, (long) fresh << 32);
@@ -186,7 +201,79 @@ public final class PageStore {
     private void seal(int page, long top) {
         synchronized (this) {
             sealedTop[page] = top;
+            long deadline = (long) DEADLINE.getVolatile(maxDeadline, page);
+            if (immortal[page] == 0 && deadline != Long.MIN_VALUE) {
+                expiring.add(deadline, page);
+            }
         }
+    }
+
+    /** Notes that a record with {@code deadline} lives at {@code location} (or was extended). */
+    public void noteDeadline(long location, long deadline) {
+        int page = (int) (location >>> pageShift);
+        for (; ; ) {
+            long current = (long) DEADLINE.getVolatile(maxDeadline, page);
+            if (current != Long.MIN_VALUE && current - deadline >= 0) {
+                return;
+            }
+            if (DEADLINE.compareAndSet(maxDeadline, page, current, deadline)) {
+                return;
+            }
+        }
+    }
+
+    /** Notes that a record without a deadline lives at {@code location}. */
+    public void noteImmortal(long location) {
+        int page = (int) (location >>> pageShift);
+        if (immortal[page] == 0) {
+            immortal[page] = 1;
+        }
+    }
+
+    /**
+     * A sealed page in the log whose every record is past its deadline at {@code now}, or -1.
+     * Pages that gained a later deadline since they were queued go back in the queue.
+     */
+    public synchronized int pollExpiredPage(long now) {
+        while (!expiring.isEmpty() && expiring.peekDeadline() - now < 0) {
+            int page = expiring.poll();
+            if (!inLog[page] || immortal[page] != 0 || sealedTop[page] < 0) {
+                continue;
+            }
+            long deadline = (long) DEADLINE.getVolatile(maxDeadline, page);
+            if (deadline - now >= 0) {
+                expiring.add(deadline, page);
+                continue;
+            }
+            return page;
+        }
+        return -1;
+    }
+
+    /** Puts a page polled by {@link #pollExpiredPage} back, to look at again after {@code deadline}. */
+    public synchronized void requeueExpiring(int page, long deadline) {
+        expiring.add(deadline, page);
+    }
+
+    /** Takes a sealed page out of the FIFO wherever it is; the caller retires it. */
+    public synchronized void removeFromLog(int page) {
+        for (int i = 0; i < fifoSize; i++) {
+            int at = (fifoHead + i) % maxPages;
+            if (fifo[at] == page) {
+                for (int j = i; j < fifoSize - 1; j++) {
+                    fifo[(fifoHead + j) % maxPages] = fifo[(fifoHead + j + 1) % maxPages];
+                }
+                fifoSize--;
+                inLog[page] = false;
+                return;
+            }
+        }
+        throw new IllegalStateException("page " + page + " is not in the log");
+    }
+
+    /** Where a sealed page's records end. */
+    public synchronized long sealedTop(int page) {
+        return sealedTop[page];
     }
 
     /**
@@ -249,6 +336,7 @@ public final class PageStore {
     private synchronized void enqueue(int page) {
         fifo[(fifoHead + fifoSize) % maxPages] = page;
         fifoSize++;
+        inLog[page] = true;
     }
 
     /** The oldest page in the log, or -1 when it is empty. */
@@ -258,6 +346,7 @@ public final class PageStore {
 
     /** Removes the oldest page from the FIFO; the caller retires it. */
     public synchronized void dequeueOldest() {
+        inLog[fifo[fifoHead]] = false;
         fifoHead = (fifoHead + 1) % maxPages;
         fifoSize--;
     }
