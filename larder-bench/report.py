@@ -440,7 +440,8 @@ def main():
                     [f"N = {fmt_size(s)}" for s in sizes],
                     caches,
                     vals,
-                    "ns/op",
+                    "ns/op (log scale)",
+                    log=True,
                 ):
                     L.append(f"![{title}, {t} thread{'s' if t > 1 else ''}]({img_rel}/{chart})")
                     L.append("")
