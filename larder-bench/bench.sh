@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# Runs Larder's benchmarks against its peers and regenerates docs/benchmarks.md.
+#
+#   larder-bench/bench.sh                 # everything, with the defaults below
+#   SCENARIOS="getput memory" SIZES=10000 larder-bench/bench.sh
+#
+# Every setting is an environment variable; the run records the exact command (with every
+# setting spelled out) in results/run-info.json and docs/benchmarks.md shows it. Each cache's
+# forks get only that cache's JVM flags (dev.larder.bench.Peer), so Larder runs without the
+# Unsafe and --add-opens flags its peers need.
+#
+# To regenerate docs/benchmarks.md from results already on disk:
+#   python3 larder-bench/report.py
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+
+: "${SCENARIOS:=getput zerocopy readthrough memory}"
+: "${CACHES:=larder caffeine ohc chronicle ehcache mapdb cache2k}"
+: "${SIZES:=10000 100000 1000000}"            # add 10000000 where memory allows
+: "${THREADS:=1 max}"                           # max = every core
+: "${MODES:=avgt,sample}"
+: "${JMH_OPTS:=-f 1 -wi 3 -w 2s -i 5 -r 2s}"
+: "${PROF:=gc}"                                 # JMH profiler; empty for none
+: "${RT_SIZES:=100000}"                         # read-through cache sizes
+: "${RT_THREADS:=1 2 4}"
+: "${RT_OPTS:=$JMH_OPTS}"
+: "${PROBE_ENTRIES:=1000000,10000000}"
+: "${PROBE_VALUES:=256,32}"
+: "${OUT:=larder-bench/results}"
+: "${CLEAN:=1}"                                 # 1: remove earlier results of the scenarios run
+
+SETTINGS=(SCENARIOS CACHES SIZES THREADS MODES JMH_OPTS PROF RT_SIZES RT_THREADS RT_OPTS PROBE_ENTRIES PROBE_VALUES OUT)
+COMMAND=""
+for s in "${SETTINGS[@]}"; do COMMAND+="$s='${!s}' "; done
+COMMAND+="larder-bench/bench.sh"
+
+./mvnw -q -B -pl larder-bench -am package -DskipTests
+JAR=larder-bench/target/benchmarks.jar
+# The JDK 25 the Maven wrapper finds (LARDER_JAVA_HOME, JAVA_HOME, then the usual places).
+JAVA="$(./mvnw -B --version | sed -n 's/^Java version:.*runtime: //p')/bin/java"
+"$JAVA" -version 2>&1 | head -n 1
+
+mkdir -p "$OUT/logs"
+peer_flags() { "$JAVA" -cp "$JAR" dev.larder.bench.Peer "$1"; }
+heap_for() { # the forks' heap for a cache size: keys, insert keys and on-heap caches must fit
+  if [ "$1" -ge 10000000 ]; then echo "-Xms14g -Xmx14g"; else echo "-Xms4g -Xmx4g"; fi
+}
+
+if [ "$CLEAN" = 1 ]; then
+  for sc in $SCENARIOS; do
+    case $sc in
+      getput) rm -f "$OUT"/getput-*.json ;;
+      zerocopy) rm -f "$OUT"/zerocopy-*.json ;;
+      readthrough) rm -f "$OUT"/readthrough-*.json ;;
+      memory) rm -f "$OUT"/memory.json ;;
+    esac
+  done
+fi
+
+# Which peers start on this JVM (the report lists the ones that don't, with the reason).
+: > "$OUT/peers.jsonl"
+for c in $CACHES; do
+  # shellcheck disable=SC2046
+  "$JAVA" $(peer_flags "$c") -cp "$JAR" dev.larder.bench.PeerCheck "$c" 2>"$OUT/logs/peer-$c.log" \
+    | grep '^{' >> "$OUT/peers.jsonl" || echo "{\"cache\": \"$c\", \"ok\": false, \"reason\": \"peer check crashed; see logs/peer-$c.log\"}" >> "$OUT/peers.jsonl"
+done
+cat "$OUT/peers.jsonl"
+
+cat > "$OUT/run-info.json" <<EOF
+{"date": "$(date -u +%Y-%m-%dT%H:%M:%SZ)", "command": $(python3 -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$COMMAND"),
+ "commit": "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)",
+ "nproc": $(nproc), "cpu": $(python3 -c 'import json,re; m=re.search(r"model name\s*:\s*(.*)", open("/proc/cpuinfo").read()); print(json.dumps(m.group(1) if m else "unknown"))'),
+ "memTotalKb": $(awk '/MemTotal/ {print $2}' /proc/meminfo),
+ "java": $(python3 -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$("$JAVA" -version 2>&1 | tr '\n' ' ')"),
+ "jmhOpts": "$JMH_OPTS", "modes": "$MODES", "prof": "$PROF", "threads": "$THREADS"}
+EOF
+
+prof_args=()
+[ -n "$PROF" ] && prof_args=(-prof "$PROF")
+
+jmh() { # jmh <result-file> <log-file> <cache-for-flags> <size-for-heap> args...
+  local rff=$1 log=$2 cache=$3 size=$4; shift 4
+  # shellcheck disable=SC2046
+  "$JAVA" -jar "$JAR" "$@" -rf json -rff "$rff" \
+    -jvmArgsAppend "$(heap_for "$size") $(peer_flags "$cache")" > "$log" 2>&1 || true
+  grep -E '^(Benchmark|[A-Za-z]+Benchmark\.)' "$log" | grep -v ':gc\.\|:·gc\|p0\.\|p1\.00' || true
+  grep -E 'does not (evict|apply)|cannot run|Exception' "$log" | sort -u | head -n 3 || true
+}
+
+for sc in $SCENARIOS; do
+  case $sc in
+    getput)
+      for c in $CACHES; do for t in $THREADS; do for s in $SIZES; do
+        echo "== GET/PUT $c threads=$t size=$s"
+        # shellcheck disable=SC2086
+        jmh "$OUT/getput-$c-t$t-s$s.json" "$OUT/logs/getput-$c-t$t-s$s.log" "$c" "$s" \
+          'dev.larder.bench.GetPutBenchmark' -p cache="$c" -p size="$s" -t "$t" -bm "$MODES" \
+          "${prof_args[@]}" $JMH_OPTS
+      done; done; done ;;
+    zerocopy)
+      for t in $THREADS; do for s in $SIZES; do
+        echo "== Larder zero-copy threads=$t size=$s"
+        # shellcheck disable=SC2086
+        jmh "$OUT/zerocopy-t$t-s$s.json" "$OUT/logs/zerocopy-t$t-s$s.log" larder "$s" \
+          'dev.larder.bench.LarderZeroCopyBenchmark' -p size="$s" -t "$t" -bm "$MODES" \
+          "${prof_args[@]}" $JMH_OPTS
+      done; done ;;
+    readthrough)
+      for c in $CACHES; do
+        [ "$c" = chronicle ] && { echo "== read-through: chronicle skipped (no eviction)"; continue; }
+        for t in $RT_THREADS; do for s in $RT_SIZES; do
+          echo "== read-through $c threads=$t size=$s"
+          # shellcheck disable=SC2086
+          jmh "$OUT/readthrough-$c-t$t-s$s.json" "$OUT/logs/readthrough-$c-t$t-s$s.log" "$c" "$((s * 10))" \
+            'dev.larder.bench.ReadThroughBenchmark' -p cache="$c" -p size="$s" -t "$t" $RT_OPTS
+        done; done
+      done ;;
+    memory)
+      echo "== memory probe entries=$PROBE_ENTRIES values=$PROBE_VALUES"
+      "$JAVA" -cp "$JAR" dev.larder.bench.MemoryProbe --caches "$(echo $CACHES | tr ' ' ',')" \
+        --entries "$PROBE_ENTRIES" --value-sizes "$PROBE_VALUES" --out "$OUT/memory.json" ;;
+    *) echo "unknown scenario: $sc" >&2; exit 2 ;;
+  esac
+done
+
+# --compact drops JMH's raw samples from the JSON so the results are small enough to commit.
+python3 larder-bench/report.py --compact --results "$OUT" --out docs/benchmarks.md
+echo "wrote docs/benchmarks.md"

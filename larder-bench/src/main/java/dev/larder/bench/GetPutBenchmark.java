@@ -1,0 +1,149 @@
+package dev.larder.bench;
+
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.BenchmarkParams;
+import org.openjdk.jmh.infra.ThreadParams;
+
+/**
+ * GET and PUT on a cache filled to its capacity of {@code size} entries (16-byte keys,
+ * {@code valueSize}-byte values). Every key is made before the measured loop; threads draw key
+ * indexes from their own xorshift generator, so the loop itself allocates nothing.
+ *
+ * <ul>
+ *   <li>{@code get}: a uniformly random present key (every call a hit).
+ *   <li>{@code putOverwrite}: replaces the value of a uniformly random present key.
+ *   <li>{@code putInsert}: inserts keys the cache has not seen for {@code 2 × size} inserts, so
+ *       every insert makes the cache evict.
+ * </ul>
+ *
+ * <p>{@code bench.sh} starts each cache's forks with only that cache's JVM flags; the union below
+ * is for running the jar by hand.
+ */
+@BenchmarkMode({Mode.AverageTime, Mode.SampleTime})
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(
+        value = 1,
+        jvmArgsAppend = {
+            "-Xms4g",
+            "-Xmx4g",
+            Peer.Flags.NATIVE_ACCESS,
+            Peer.Flags.UNSAFE,
+            Peer.Flags.NO_ANALYTICS,
+            Peer.Flags.CH_1,
+            Peer.Flags.CH_2,
+            Peer.Flags.CH_3,
+            Peer.Flags.CH_4,
+            Peer.Flags.CH_5,
+            Peer.Flags.CH_6,
+            Peer.Flags.CH_7,
+            Peer.Flags.CH_8,
+            Peer.Flags.CH_9
+        })
+@State(Scope.Benchmark)
+public class GetPutBenchmark {
+    @Param({"larder", "caffeine", "ohc", "chronicle", "ehcache", "mapdb", "cache2k"})
+    public String cache;
+
+    @Param({"10000", "100000", "1000000"})
+    public int size;
+
+    @Param({"256"})
+    public int valueSize;
+
+    BenchCache target;
+    String[] keys;
+    String[] insertKeys;
+
+    @Setup(Level.Trial)
+    public void setUp(BenchmarkParams params) {
+        boolean inserting = params.getBenchmark().endsWith(".putInsert");
+        target = Caches.create(cache, size, valueSize);
+        if (inserting && !target.evicts()) {
+            target.close();
+            throw new UnsupportedOperationException(
+                    cache + " does not evict; putInsert (insert with eviction)" + " does not apply to it");
+        }
+        keys = Keys.keys(0, size);
+        for (int i = 0; i < size; i++) {
+            target.put(keys[i], Keys.value(i, valueSize));
+        }
+        int present = Fill.countPresent(target, keys);
+        if (present < size * 0.99) {
+            System.err.printf(
+                    "WARNING: %s holds %d of the %d entries it was sized for; GET misses will be measured%n",
+                    cache, present, size);
+        }
+        insertKeys = inserting ? Keys.keys(size, 2 * size) : null;
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() {
+        target.close();
+    }
+
+    /** Each thread's key generator, value and share of the insert keys. */
+    @State(Scope.Thread)
+    public static class ThreadState {
+        long seed;
+        byte[] value;
+        int insertNext;
+        int insertStride;
+
+        @Setup(Level.Trial)
+        public void setUp(GetPutBenchmark bench, ThreadParams threads) {
+            seed = 0x9E3779B97F4A7C15L * (threads.getThreadIndex() + 1);
+            value = Keys.value(-1 - threads.getThreadIndex(), bench.valueSize);
+            insertNext = threads.getThreadIndex();
+            insertStride = threads.getThreadCount();
+        }
+
+        /** A uniformly random index in [0, bound). */
+        int nextIndex(int bound) {
+            long x = seed;
+            x ^= x << 13;
+            x ^= x >>> 7;
+            x ^= x << 17;
+            seed = x;
+            return (int) (((x >>> 32) * bound) >>> 32);
+        }
+
+        int nextInsert(int bound) {
+            int i = insertNext;
+            insertNext += insertStride;
+            if (insertNext >= bound) {
+                insertNext -= bound;
+            }
+            return i;
+        }
+    }
+
+    @Benchmark
+    public byte[] get(ThreadState t) {
+        return target.get(keys[t.nextIndex(size)]);
+    }
+
+    @Benchmark
+    public void putOverwrite(ThreadState t) {
+        target.put(keys[t.nextIndex(size)], t.value);
+    }
+
+    @Benchmark
+    public void putInsert(ThreadState t) {
+        target.put(insertKeys[t.nextInsert(insertKeys.length)], t.value);
+    }
+}

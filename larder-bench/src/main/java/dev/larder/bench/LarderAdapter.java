@@ -1,0 +1,55 @@
+package dev.larder.bench;
+
+import dev.larder.Codecs;
+import dev.larder.Larder;
+import dev.larder.LarderCache;
+import dev.larder.MemoryEstimator;
+import dev.larder.ValueReader;
+import java.lang.foreign.ValueLayout;
+
+/** Larder sized by its own estimator for the entries, keys and values the benchmark uses. */
+final class LarderAdapter implements BenchCache {
+    private static final ValueReader<Byte> FIRST_BYTE = seg -> seg.get(ValueLayout.JAVA_BYTE, 0);
+
+    final LarderCache<String, byte[]> cache;
+
+    LarderAdapter(long entries, int valueBytes) {
+        long bytes =
+                MemoryEstimator.estimate(entries, Keys.KEY_BYTES, valueBytes).recommendedMaximumBytes();
+        this.cache = Larder.newBuilder(Codecs.utf8(), Codecs.bytes())
+                .maximumBytes(bytes)
+                .expectedEntries(entries)
+                .build();
+    }
+
+    @Override
+    public byte[] get(String key) {
+        return cache.getIfPresent(key);
+    }
+
+    /** A zero-copy read of the value's first byte; -1 (as an int) on a miss. */
+    int readFirstByte(String key) {
+        Byte b = cache.read(key, FIRST_BYTE);
+        return b == null ? -1 : b;
+    }
+
+    @Override
+    public void put(String key, byte[] value) {
+        cache.put(key, value);
+    }
+
+    @Override
+    public String name() {
+        return Peer.LARDER.id();
+    }
+
+    @Override
+    public long reportedBytes() {
+        return cache.memoryUsed();
+    }
+
+    @Override
+    public void close() {
+        cache.close();
+    }
+}

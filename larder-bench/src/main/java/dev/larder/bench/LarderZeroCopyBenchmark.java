@@ -1,0 +1,83 @@
+package dev.larder.bench;
+
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.ThreadParams;
+
+/**
+ * Larder's zero-copy GET ({@code read(key, seg -> seg.get(JAVA_BYTE, 0))}) beside its copying
+ * {@code getIfPresent}, on the same filled cache, so {@code -prof gc} shows what each allocates.
+ */
+@BenchmarkMode({Mode.AverageTime, Mode.SampleTime})
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(
+        value = 1,
+        jvmArgsAppend = {"-Xms4g", "-Xmx4g", Peer.Flags.NATIVE_ACCESS})
+@State(Scope.Benchmark)
+public class LarderZeroCopyBenchmark {
+    @Param({"10000", "100000", "1000000"})
+    public int size;
+
+    @Param({"256"})
+    public int valueSize;
+
+    LarderAdapter larder;
+    String[] keys;
+
+    @Setup(Level.Trial)
+    public void setUp() {
+        larder = (LarderAdapter) Caches.create(Peer.LARDER.id(), size, valueSize);
+        keys = Keys.keys(0, size);
+        for (int i = 0; i < size; i++) {
+            larder.put(keys[i], Keys.value(i, valueSize));
+        }
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() {
+        larder.close();
+    }
+
+    @State(Scope.Thread)
+    public static class ThreadState {
+        long seed;
+
+        @Setup(Level.Trial)
+        public void setUp(ThreadParams threads) {
+            seed = 0x9E3779B97F4A7C15L * (threads.getThreadIndex() + 1);
+        }
+
+        int nextIndex(int bound) {
+            long x = seed;
+            x ^= x << 13;
+            x ^= x >>> 7;
+            x ^= x << 17;
+            seed = x;
+            return (int) (((x >>> 32) * bound) >>> 32);
+        }
+    }
+
+    @Benchmark
+    public int readZeroCopy(ThreadState t) {
+        return larder.readFirstByte(keys[t.nextIndex(size)]);
+    }
+
+    @Benchmark
+    public byte[] getCopy(ThreadState t) {
+        return larder.get(keys[t.nextIndex(size)]);
+    }
+}
