@@ -7,7 +7,11 @@ import dev.larder.MemoryEstimator;
 import dev.larder.ValueReader;
 import java.lang.foreign.ValueLayout;
 
-/** Larder sized by its own estimator for the entries, keys and values the benchmark uses. */
+/**
+ * Larder sized by its own estimator for the entries, keys and values the benchmark uses (the
+ * recommended budget, with room for overwrites), and bounded to the same entry count as the
+ * on-heap caches.
+ */
 final class LarderAdapter implements BenchCache {
     private static final ValueReader<Byte> FIRST_BYTE = seg -> seg.get(ValueLayout.JAVA_BYTE, 0);
 
@@ -18,6 +22,7 @@ final class LarderAdapter implements BenchCache {
                 MemoryEstimator.estimate(entries, Keys.KEY_BYTES, valueBytes).recommendedMaximumBytes();
         this.cache = Larder.newBuilder(Codecs.utf8(), Codecs.bytes())
                 .maximumBytes(bytes)
+                .maximumEntries(entries) // the same entry bound as the on-heap caches get
                 .expectedEntries(entries)
                 .build();
     }
