@@ -377,7 +377,7 @@ def main():
     L.append("")
     L.append(
         "Sizing: every cache is built to hold the benchmark's N entries. Larder gets "
-        "`maximumBytes(MemoryEstimator.estimate(N, 16, 256).totalBytes())` and `expectedEntries(N)`; Caffeine "
+        "`maximumBytes(MemoryEstimator.estimate(N, 16, 256).recommendedMaximumBytes())` (room for overwrites), `maximumEntries(N)` and `expectedEntries(N)`; Caffeine "
         "`maximumSize(N)` (and `initialCapacity(N)`); cache2k `entryCapacity(N)`; MapDB `expireMaxSize(N)` with "
         "create/update/get expiry queues (LRU); OHC a byte capacity of N × (key + value + 64) × 1.1 and a presized "
         "hash table; Ehcache an off-heap tier of N × (key + 8 + value + 64) × 1.1 bytes (at least 1 MiB); Chronicle "
