@@ -71,7 +71,7 @@ final class Evictor {
      * are paid once per batch, not once per page.
      */
     boolean makeRoom(Goal goal, long bytes) {
-        int batch = goal == Goal.PAGE ? pageBatch() : 1;
+        int batch = goal == Goal.PAGE ? pageBatch() : goal == Goal.ENTRY ? entryBatch() : 1;
         int reinsertions = 0;
         // Compaction frees pages, so it serves a writer waiting for a page; a large value or
         // the index needs budget, which only eviction of live entries gives back for sure.
@@ -147,16 +147,28 @@ final class Evictor {
         return retiredCount > 0 || cache.large.hasRetired() || cache.hasRetiredTables();
     }
 
+    /**
+     * Entry slots to free at once when maximumEntries binds: 1/512 of them, 1 to 32, so
+     * inserts into a full cache take the maintenance lock once per batch, not once each. The
+     * cache then holds up to that many fewer entries than its bound (0.2% at most).
+     */
+    private int entryBatch() {
+        return (int) Math.max(1, Math.min(32, cache.maximumEntries / 512));
+    }
+
     /** Pages to free at once for a waiting writer: 1/64 of the cache's pages, 1 to 16. */
     private int pageBatch() {
         return Math.max(1, Math.min(16, store.maxPages() / 64));
     }
 
-    private boolean met(Goal goal, long bytes, int pages) {
+    /**
+     * @param n pages wanted (PAGE), or entry slots wanted (ENTRY)
+     */
+    private boolean met(Goal goal, long bytes, int n) {
         return switch (goal) {
-            case PAGE -> store.writerCanTakePages(pages);
+            case PAGE -> store.writerCanTakePages(n);
             case BYTES -> store.releaseFreePages(bytes);
-            case ENTRY -> cache.entries.get() < cache.maximumEntries;
+            case ENTRY -> cache.entries.get() <= cache.maximumEntries - n;
         };
     }
 

@@ -1,6 +1,7 @@
 package dev.larder.internal;
 
 import dev.larder.Codec;
+import dev.larder.internal.memory.RecordLayout;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -13,6 +14,12 @@ final class KeyScratch {
 
     MemorySegment segment;
     int length;
+    /**
+     * A header to parse records into on this thread's hot paths: a header allocated there would
+     * escape into the (large, not always inlined) parse method and cost an allocation per call.
+     */
+    final RecordLayout.Header header = new RecordLayout.Header();
+
     private boolean inUse;
 
     private KeyScratch(int capacity) {

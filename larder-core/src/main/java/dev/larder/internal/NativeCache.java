@@ -186,7 +186,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             long location = IndexWord.location(w);
             MemorySegment page = store.page(location);
             long offset = store.offset(location);
-            RecordLayout.Header h = new RecordLayout.Header().parse(page, offset, sizing.pageSize());
+            RecordLayout.Header h = ks.header.parse(page, offset, sizing.pageSize());
             if (h.expires()) {
                 long now = ticker.read();
                 long deadline = RecordLayout.readDeadline(page, h.deadlineOffset);
@@ -600,7 +600,8 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                 int slot = shard.slotOf(hash, store, ks.segment, ks.length);
                 long current = slot >= 0 ? IndexWord.location(shard.wordAt(slot)) : ABSENT;
                 if (current >= 0) {
-                    old = header(current); // safe without an epoch: the evictor needs this lock
+                    // Safe without an epoch: the evictor needs this lock to reclaim the record.
+                    old = ks.header.parse(store.page(current), store.offset(current), sizing.pageSize());
                 }
                 boolean live = current >= 0 && !isExpired(current, old);
                 if (!conditionHolds(condition, live ? current : ABSENT)) {
@@ -643,8 +644,13 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                 }
             }
             if (decode && outcome == DONE && replaced >= 0) {
+                // A fresh header: handing `old` to another method would make it escape, and every
+                // put would allocate it.
                 removal = unlinked(
-                        replaced, old, previous, replacedExpired ? RemovalCause.EXPIRED : RemovalCause.REPLACED);
+                        replaced,
+                        header(replaced),
+                        previous,
+                        replacedExpired ? RemovalCause.EXPIRED : RemovalCause.REPLACED);
             }
         } finally {
             if (decode) {
