@@ -327,19 +327,23 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
 
     /** The location of the key's live record, or {@link #ABSENT}. */
     private long locate(KeyScratch ks) {
-        long hash = KeyHash.hash(seed, ks.segment, 0, ks.length);
-        IndexShard shard = shardFor(hash);
         int token = epochs.enter();
         try {
-            long w = shard.find(hash, store, ks.segment, ks.length);
-            if (w == IndexWord.EMPTY) {
-                return ABSENT;
-            }
-            long location = IndexWord.location(w);
-            return isExpired(location) ? ABSENT : location;
+            return liveLocation(ks);
         } finally {
             epochs.exit(token);
         }
+    }
+
+    /** Inside an epoch: the location of the encoded key's live record, or {@link #ABSENT}. */
+    private long liveLocation(KeyScratch ks) {
+        long hash = KeyHash.hash(seed, ks.segment, 0, ks.length);
+        long w = shardFor(hash).find(hash, store, ks.segment, ks.length);
+        if (w == IndexWord.EMPTY) {
+            return ABSENT;
+        }
+        long location = IndexWord.location(w);
+        return isExpired(location) ? ABSENT : location;
     }
 
     /** Whether the record at {@code location} is past its deadline; the caller is inside an epoch. */
@@ -363,21 +367,10 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
      * the value (or null), the return value is the location or {@link #ABSENT}.
      */
     private long readForUpdate(KeyScratch ks, Object[] out) {
-        long hash = KeyHash.hash(seed, ks.segment, 0, ks.length);
-        IndexShard shard = shardFor(hash);
         int token = epochs.enter();
         try {
-            long w = shard.find(hash, store, ks.segment, ks.length);
-            out[0] = null;
-            if (w == IndexWord.EMPTY) {
-                return ABSENT;
-            }
-            long location = IndexWord.location(w);
-            if (isExpired(location)) {
-                return ABSENT;
-            }
-            RecordLayout.Header h = header(location);
-            out[0] = decodeValue(location, h);
+            long location = liveLocation(ks);
+            out[0] = location == ABSENT ? null : decodeValue(location, header(location));
             return location;
         } finally {
             epochs.exit(token);
@@ -846,33 +839,23 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
     /** The location of the key's live record if its value's bytes equal {@code expected}, else -1. */
     private long locateIfValueEquals(K key, byte[] expected) {
         KeyScratch ks = KeyScratch.encode(keyCodec, key, sizing.maxKeyLength());
+        int token = epochs.enter();
         try {
-            long hash = KeyHash.hash(seed, ks.segment, 0, ks.length);
-            IndexShard shard = shardFor(hash);
-            int token = epochs.enter();
-            try {
-                long w = shard.find(hash, store, ks.segment, ks.length);
-                if (w == IndexWord.EMPTY) {
-                    return ABSENT;
-                }
-                long location = IndexWord.location(w);
-                if (isExpired(location)) {
-                    return ABSENT;
-                }
-                RecordLayout.Header h = header(location);
-                if (h.valueLength != expected.length) {
-                    return ABSENT;
-                }
-                MemorySegment view = valueView(location, h);
-                return MemorySegment.mismatch(
-                                        view, 0, expected.length, MemorySegment.ofArray(expected), 0, expected.length)
-                                < 0
-                        ? location
-                        : ABSENT;
-            } finally {
-                epochs.exit(token);
+            long location = liveLocation(ks);
+            if (location == ABSENT) {
+                return ABSENT;
             }
+            RecordLayout.Header h = header(location);
+            if (h.valueLength != expected.length) {
+                return ABSENT;
+            }
+            MemorySegment view = valueView(location, h);
+            return MemorySegment.mismatch(view, 0, expected.length, MemorySegment.ofArray(expected), 0, expected.length)
+                            < 0
+                    ? location
+                    : ABSENT;
         } finally {
+            epochs.exit(token);
             ks.release();
         }
     }
