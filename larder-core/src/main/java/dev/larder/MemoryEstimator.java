@@ -2,6 +2,7 @@ package dev.larder;
 
 import dev.larder.internal.CacheSizing;
 import dev.larder.internal.memory.RecordLayout;
+import dev.larder.internal.policy.FrequencySketch;
 
 /**
  * Predicts the native memory a cache needs before it is built, from the same layout constants
@@ -69,14 +70,17 @@ public final class MemoryEstimator {
             // Records do not span pages: the tail of each page that no whole record fits is lost.
             long perPage = Math.max(1, (long) (sizing.pageSize() / Math.ceil(record)));
             long pageBytes = (entries + perPage - 1) / perPage * sizing.pageSize();
-            // Each writer stripe and the evictor hold one partly filled page, and the evictor
+            // Each writer stripe and the evictor's two stripes (window and main) hold one partly
+            // filled page, and the evictor
             // keeps a batch of pages free (1/64 of them, 1 to 16) so writers rarely wait.
             long batch = Math.max(1, Math.min(16, budget / sizing.pageSize() / 64));
-            long slack = pageBytes - recordBytes + (sizing.writerStripes() + 1 + batch + 1) * sizing.pageSize();
-            long total = recordBytes + largeBytes + indexBytes + slack;
+            long slack = pageBytes - recordBytes + (sizing.writerStripes() + 2 + batch + 1) * sizing.pageSize();
+            long sketchBytes = FrequencySketch.bytesFor(entries);
+            long total = recordBytes + largeBytes + indexBytes + sketchBytes + slack;
             // Enough that the live share stays a margin below the compaction threshold.
             long headroom = (long) Math.ceil(pageBytes * (1 / (CacheSizing.COMPACT_BELOW - 0.05) - 1));
-            estimate = new MemoryEstimate(entries, recordBytes, largeBytes, indexBytes, slack, total, headroom);
+            estimate = new MemoryEstimate(
+                    entries, recordBytes, largeBytes, indexBytes, sketchBytes, slack, total, headroom);
             budget = total + headroom;
         }
         return estimate;
@@ -97,6 +101,7 @@ public final class MemoryEstimator {
      * @param recordBytes records in pages: headers, keys and small values
      * @param largeValueBytes values stored in extents of their own
      * @param indexBytes the hash index
+     * @param sketchBytes the admission policy's frequency sketch (2 to 4 bytes per entry)
      * @param pageSlackBytes page tails no record fits, partly filled pages and headroom
      * @param totalBytes the memory the entries occupy once written: the sum of the above
      * @param overwriteHeadroomBytes room for the dead records that overwrites leave behind until
@@ -107,6 +112,7 @@ public final class MemoryEstimator {
             long recordBytes,
             long largeValueBytes,
             long indexBytes,
+            long sketchBytes,
             long pageSlackBytes,
             long totalBytes,
             long overwriteHeadroomBytes) {

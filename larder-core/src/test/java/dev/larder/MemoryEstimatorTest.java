@@ -43,7 +43,8 @@ class MemoryEstimatorTest {
         assertThat(e.bytesPerEntry()).isBetween(280.0, 300.0);
         assertThat(e.indexShare()).isBetween(0.03, 0.05);
         var small = MemoryEstimator.estimate(1_000_000, 16, 32);
-        assertThat(small.bytesPerEntry()).isBetween(55.0, 64.0);
+        assertThat(small.bytesPerEntry()).isBetween(55.0, 68.0);
+        assertThat(small.sketchBytes()).as("the sketch: 4 bytes per entry").isBetween(3_999_000L, 4_000_000L);
     }
 
     @Test

@@ -6,25 +6,34 @@ import dev.larder.internal.index.IndexShard;
 import dev.larder.internal.memory.NativeMemory;
 import dev.larder.internal.memory.PageStore;
 import dev.larder.internal.memory.RecordLayout;
+import dev.larder.internal.policy.WindowTinyLfu;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Reclaims memory by walking the log from its oldest record: FIFO with a second chance.
+ * Reclaims memory and entry slots with Larder's W-TinyLFU policy, played out on the log's two
+ * queues (see {@link PageStore}): every new record enters the <em>window</em>; when the window
+ * holds more entries than its target (about 1% of the cache, adapted by hill climbing), its
+ * oldest record becomes the <em>candidate</em> and meets the <em>victim</em>, the oldest record
+ * of the <em>main</em> queue. The one the frequency sketch has seen more often stays (the
+ * candidate is copied to the head of main), the other is evicted; ties keep the victim, which
+ * is what protects the cache from scans and loops.
  *
- * <p>For the record under the cursor: if no index word leads to it, it is dead (overwritten,
- * removed or abandoned) and skipped; if it is past its deadline it is removed as EXPIRED; if it
- * was read since it was written (its access counter is non-zero) and the reinsertion allowance
- * of this pass is not spent, it is copied to the head of the log with its counter decremented,
- * its word repointed; otherwise it is evicted (SIZE). When the live records fill little of the
- * log, the evictor copies live records forward instead of evicting them (compaction), so an
- * overwrite-heavy workload does not cost entries. Once the cursor passes the end of a sealed
- * page, the page is retired and, after a reader grace period, zeroed and reused.
+ * <p>Both queues give second chances, CLOCK-style: a record read since it was last looked at
+ * is copied to the head of its own queue with its access count lowered, instead of being a
+ * candidate or a victim. The window thereby behaves like an LRU and main like a segmented LRU
+ * (a record read more than once survives more passes).
  *
- * <p>Bounded work: one call examines at most {@link #MAX_STEPS} records, and at most {@link
- * #MAX_REINSERTIONS} second chances per evicted entry, so no access pattern makes one eviction
- * walk the whole cache.
+ * <p>Other duties: a record no index word leads to is dead and skipped; one past its deadline
+ * is removed as EXPIRED; when live records fill little of the log, records are copied forward
+ * rather than evicted (compaction), so overwrites do not cost entries. Once a cursor passes
+ * the end of a sealed page, the page is retired, then zeroed and reused after a reader grace
+ * period.
+ *
+ * <p>Bounded work: between two evictions each queue gives at most {@link #MAX_REINSERTIONS}
+ * second chances, so one eviction looks at no more than {@code 2 * MAX_REINSERTIONS + 2} live
+ * records, whatever the access pattern.
  *
  * <p>Runs under the cache's maintenance lock, one thread at a time. It holds one shard lock at
  * a time, never waits while holding it, and runs no user code: removals are collected and
@@ -44,25 +53,46 @@ final class Evictor {
     record Removal(Object key, Object value, RemovalCause cause) {}
 
     static final int MAX_STEPS = 1 << 20;
+    /** Second chances each queue may give between two evictions. */
     static final int MAX_REINSERTIONS = 16;
     /** How long eviction waits for a writer that reserved the oldest record to install it. */
     static final long WAIT_LIMIT_NANOS = 10_000_000_000L;
 
     private final NativeCache<?, ?> cache;
     private final PageStore store;
-    private final RecordLayout.Header header = new RecordLayout.Header();
-    private int page = -1;
-    private long offset;
+    private final WindowTinyLfu policy;
+    /** One cursor per FIFO of the window (each writer stripe's and the evictor's window stripe). */
+    private final LogCursor[] windows;
+    /** The window cursor whose record is the current candidate (set by findCandidate). */
+    private LogCursor window;
+    /** The window FIFO to look at first next time: they take turns. */
+    private int nextWindow;
+
+    private final LogCursor main;
     /** Bytes the current makeRoom call may still copy forward for compaction. */
     private long compactionAllowance;
+
+    private int windowReinsertions;
+    private int mainReinsertions;
+    /** Live records moved since the last eviction, and the most one eviction needed. */
+    private int examined;
+
+    private int maxExamined;
 
     private int[] retired = new int[8];
     private int retiredCount;
     private List<Removal> removals = new ArrayList<>();
 
-    Evictor(NativeCache<?, ?> cache) {
+    Evictor(NativeCache<?, ?> cache, WindowTinyLfu policy) {
         this.cache = cache;
         this.store = cache.store;
+        this.policy = policy;
+        this.windows = new LogCursor[store.evictorStripe(PageStore.WINDOW) + 1];
+        for (int stripe = 0; stripe < windows.length; stripe++) {
+            windows[stripe] = new LogCursor(store, stripe);
+        }
+        this.window = windows[0];
+        this.main = new LogCursor(store, store.evictorStripe(PageStore.MAIN));
     }
 
     /**
@@ -72,7 +102,6 @@ final class Evictor {
      */
     boolean makeRoom(Goal goal, long bytes) {
         int batch = goal == Goal.PAGE ? pageBatch() : goal == Goal.ENTRY ? entryBatch() : 1;
-        int reinsertions = 0;
         // Compaction frees pages, so it serves a writer waiting for a page; a large value or
         // the index needs budget, which only eviction of live entries gives back for sure.
         boolean compact = goal == Goal.PAGE && liveShare() < CacheSizing.COMPACT_BELOW;
@@ -94,7 +123,7 @@ final class Evictor {
                 }
                 check = false;
             }
-            Step step = step(true, reinsertions < MAX_REINSERTIONS, compact && compactionAllowance > 0);
+            Step step = evictStep(compact && compactionAllowance > 0);
             switch (step) {
                 case BUSY -> {
                     continue;
@@ -116,18 +145,16 @@ final class Evictor {
                     }
                     continue;
                 }
-                case REINSERTED -> reinsertions++;
-                case EVICTED, DROPPED_DEAD_OR_EXPIRED -> {
-                    reinsertions = step == Step.EVICTED ? 0 : reinsertions;
-                    check = goal != Goal.PAGE; // an entry slot, or a large value to free
-                }
+                case EVICTED, DROPPED -> check = goal != Goal.PAGE; // an entry slot, or a large value
                 case PAGE_RETIRED -> {
                     check = true;
                     // Pages freed here may go straight to other writers: once a batch is freed,
                     // let the waiting writer try again rather than evict on.
                     if (goal == Goal.PAGE && ++retiredThisCall >= batch) {
                         reclaim();
-                        return true;
+                        if (met(goal, bytes, 1)) {
+                            return true;
+                        }
                     }
                 }
                 case NOTHING -> {
@@ -173,18 +200,27 @@ final class Evictor {
     }
 
     /**
-     * The routine pass writers run now and then: drop the expired and dead records at the
-     * oldest end of the log, keep a few pages free, and free what waits for a grace period.
+     * The routine pass run now and then: drop the expired and dead records at the oldest end of
+     * both queues, move the window's overflow to main while the cache has room for it, keep a
+     * few pages free, and free what waits for a grace period.
      */
     void routine() {
         expirePages(4);
-        int budgetSteps = 256;
-        while (budgetSteps-- > 0) {
-            Step s = step(false, false, false);
-            if (s != Step.DROPPED_DEAD_OR_EXPIRED && s != Step.PAGE_RETIRED) {
+        for (LogCursor cursor : windows) {
+            dropDead(cursor, 256);
+        }
+        dropDead(main, 256);
+        for (int steps = 256; steps > 0 && windowOverTarget() && !full(); steps--) {
+            LogCursor.Next next = findCandidate(false);
+            if (next == LogCursor.Next.RECORD) {
+                fromWindow(false, false);
+            } else if (next == LogCursor.Next.PAGE_RETIRED) {
+                retire(window.retiredPage);
+            } else {
                 break;
             }
         }
+        examined = 0; // promotions are not evictions
         if (!store.writerCanTakePages(pageBatch())) {
             makeRoom(Goal.PAGE, 0); // keep a batch of pages free, so writers rarely wait
         }
@@ -194,13 +230,10 @@ final class Evictor {
     /** An explicit cleanUp: the routine pass, then every retired page and extent freed. */
     void cleanUp() {
         expirePages(Integer.MAX_VALUE);
-        int budgetSteps = 1 << 16;
-        while (budgetSteps-- > 0) {
-            Step s = step(false, false, false);
-            if (s != Step.DROPPED_DEAD_OR_EXPIRED && s != Step.PAGE_RETIRED) {
-                break;
-            }
+        for (LogCursor cursor : windows) {
+            dropDead(cursor, 1 << 16);
         }
+        dropDead(main, 1 << 16);
         reclaim();
     }
 
@@ -213,88 +246,220 @@ final class Evictor {
         return out;
     }
 
+    /** The most live records one eviction has looked at so far (for tests of bounded work). */
+    int maxExaminedPerEviction() {
+        return Math.max(maxExamined, examined);
+    }
+
     private enum Step {
         NOTHING,
         WAITING,
         /** No record judged, but the walk can go on at once. */
         BUSY,
         PAGE_RETIRED,
-        DROPPED_DEAD_OR_EXPIRED,
-        REINSERTED,
+        /** A dead record passed, or an expired one removed. */
+        DROPPED,
+        /** A live record copied: a second chance, a promotion to main, or compaction. */
+        MOVED,
         EVICTED,
+        /** A live record left where it is. */
         KEPT
     }
 
-    /**
-     * Handles the record under the cursor.
-     *
-     * @param evict whether memory is needed (so an active page may be sealed and live
-     *     records evicted); false means only dead and expired records are dropped
-     * @param mayReinsert whether a recently read record gets a second chance
-     * @param compact whether live records are copied forward rather than evicted
-     */
-    private Step step(boolean evict, boolean mayReinsert, boolean compact) {
-        if (page < 0) {
-            page = store.oldestPage();
-            offset = 0;
-            if (page < 0) {
-                return Step.NOTHING;
-            }
-        }
-        long limit = store.limit(page);
-        if (limit < 0) {
-            return Step.WAITING; // being sealed by its stripe
-        }
-        boolean sealed = store.isSealed(page);
-        if (offset >= limit) {
-            if (!sealed) {
-                if (!evict) {
-                    return Step.NOTHING;
-                }
-                store.sealActive(page);
-                limit = store.limit(page);
-                if (limit < 0 || !store.isSealed(page)) {
-                    return Step.WAITING; // its stripe is sealing it
-                }
-            }
-            if (offset < store.limit(page)) {
-                return Step.BUSY; // sealed with more records than we saw: walk them
-            }
-            store.dequeueOldest();
-            retire(page);
-            page = -1;
-            return Step.PAGE_RETIRED;
-        }
-        MemorySegment segment = store.pageById(page);
-        int layout = RecordLayout.layout(segment, offset);
-        if ((layout & RecordLayout.DECIDED) == 0) {
-            return Step.WAITING; // a writer is between reserving and installing this record
-        }
-        if (compact && retiredCount > 0 && store.freePageCount() == 0) {
-            // Writers took the free pages: recycle the retired ones so the copies have room
-            // (else compaction would turn into eviction).
-            reclaim();
-        }
-        RecordLayout.Header h = header.parse(segment, offset, limit);
-        long location = store.location(page, offset);
-        long recordEnd = h.end;
-        // Never compact an active page: the copies could land in it and be walked again.
-        Step result = judge(location, segment, h, evict, mayReinsert, compact && sealed);
-        if (result == Step.KEPT) {
-            return Step.NOTHING; // a live record at the oldest end: nothing more to drop
-        }
-        offset = recordEnd;
-        return result;
+    /** What {@link #act} does with a record that is live and not expired. */
+    private enum Action {
+        KEEP,
+        EVICT,
+        MOVE
     }
 
-    private Step judge(
+    /** Whether the window holds more entries than the policy wants it to. */
+    private boolean windowOverTarget() {
+        long capacity = cache.maximumEntries != Long.MAX_VALUE ? cache.maximumEntries : cache.entries.get();
+        return cache.windowEntries.sum() > policy.windowTarget(capacity);
+    }
+
+    /** Whether admitting a record to main now needs an eviction. */
+    private boolean full() {
+        return cache.maximumEntries != Long.MAX_VALUE
+                ? cache.entries.get() >= cache.maximumEntries
+                : !store.writerCanTakePages(2 * pageBatch());
+    }
+
+    /**
+     * One unit of eviction work, evicting if memory or an entry slot is needed. While the window
+     * has a record, its oldest is the candidate that meets main's victim, whatever the window's
+     * size (a flood of new keys must win against the main queue to displace it); the window's
+     * target decides only where a winning candidate goes.
+     */
+    private Step evictStep(boolean compact) {
+        // Writers' active page is left alone while main has records: sealing it would send
+        // every writer for a fresh page after each eviction.
+        LogCursor.Next next = findCandidate(false);
+        if (next == LogCursor.Next.RECORD) {
+            return fromWindow(true, compact && windowOverTarget());
+        }
+        if (next != LogCursor.Next.NOTHING) {
+            return passed(window, next);
+        }
+        next = main.next(true);
+        if (next == LogCursor.Next.RECORD) {
+            return fromMain(compact);
+        }
+        if (next != LogCursor.Next.NOTHING) {
+            return passed(main, next);
+        }
+        next = findCandidate(true);
+        if (next == LogCursor.Next.RECORD) {
+            return fromWindow(true, compact && windowOverTarget());
+        }
+        return passed(window, next);
+    }
+
+    /**
+     * Puts {@link #window} on a record at the oldest end of one of the window's FIFOs, which
+     * take turns (records of different writer stripes have no order between them). Returns
+     * RECORD; PAGE_RETIRED when one of them passed a page (the caller retires it); WAITING if a FIFO's oldest
+     * record is still being written and no other has one; else NOTHING.
+     */
+    private LogCursor.Next findCandidate(boolean mayTakeActive) {
+        boolean waiting = false;
+        for (int i = 0; i < windows.length; i++) {
+            int at = (nextWindow + i) % windows.length;
+            LogCursor cursor = windows[at];
+            LogCursor.Next next;
+            do {
+                next = cursor.next(mayTakeActive);
+            } while (next == LogCursor.Next.BUSY);
+            if (next == LogCursor.Next.RECORD) {
+                window = cursor;
+                nextWindow = (at + 1) % windows.length;
+                return next;
+            }
+            if (next == LogCursor.Next.PAGE_RETIRED) {
+                window = cursor; // the caller retires the page
+                return next;
+            }
+            waiting |= next == LogCursor.Next.WAITING;
+        }
+        return waiting ? LogCursor.Next.WAITING : LogCursor.Next.NOTHING;
+    }
+
+    private Step passed(LogCursor cursor, LogCursor.Next next) {
+        return switch (next) {
+            case WAITING -> Step.WAITING;
+            case BUSY -> Step.BUSY;
+            case PAGE_RETIRED -> {
+                retire(cursor.retiredPage);
+                yield Step.PAGE_RETIRED;
+            }
+            default -> Step.NOTHING;
+        };
+    }
+
+    /**
+     * The window's oldest record: a second chance in the window if it was read there, else a
+     * candidate, which meets main's victim when {@code duel} (the cache is full) and moves to
+     * main unopposed otherwise (or when {@code compact}). A candidate that wins moves to main if
+     * the window is over its target and back to the window's head if not; the loser is evicted.
+     */
+    private Step fromWindow(boolean duel, boolean compact) {
+        long hash = hashOf(window);
+        if (window.access() > 0 && windowReinsertions < MAX_REINSERTIONS) {
+            Step step = act(window, hash, Action.MOVE, PageStore.WINDOW, 0);
+            windowReinsertions += step == Step.MOVED ? 1 : 0;
+            return step;
+        }
+        if (!duel || compact) {
+            return act(window, hash, Action.MOVE, PageStore.MAIN, 0);
+        }
+        LogCursor.Next next = main.next(true);
+        if (next == LogCursor.Next.NOTHING) {
+            return act(window, hash, Action.MOVE, PageStore.MAIN, 0);
+        }
+        if (next != LogCursor.Next.RECORD) {
+            return passed(main, next);
+        }
+        long victimHash = hashOf(main);
+        int access = main.access();
+        if (access > 0 && mainReinsertions < MAX_REINSERTIONS) {
+            Step step = act(main, victimHash, Action.MOVE, PageStore.MAIN, access - 1);
+            mainReinsertions += step == Step.MOVED ? 1 : 0;
+            return step;
+        }
+        if (policy.admit(hash, victimHash)) {
+            int to = windowOverTarget() ? PageStore.MAIN : PageStore.WINDOW;
+            Step promoted = act(window, hash, Action.MOVE, to, 0);
+            if (promoted != Step.MOVED) {
+                return promoted; // the candidate is gone after all; the victim stays
+            }
+            return act(main, victimHash, Action.EVICT, 0, 0);
+        }
+        return act(window, hash, Action.EVICT, 0, 0);
+    }
+
+    /** Main's oldest record when the window is within its target: a second chance or eviction. */
+    private Step fromMain(boolean compact) {
+        long hash = hashOf(main);
+        int access = main.access();
+        if (access > 0 && mainReinsertions < MAX_REINSERTIONS) {
+            Step step = act(main, hash, Action.MOVE, PageStore.MAIN, access - 1);
+            mainReinsertions += step == Step.MOVED ? 1 : 0;
+            return step;
+        }
+        if (compact && main.sealed) {
+            // Never compact the active page: the copies could land in it and be walked again.
+            long bytes = main.end - store.offset(main.location);
+            Step step = act(main, hash, Action.MOVE, PageStore.MAIN, access);
+            compactionAllowance -= step == Step.MOVED ? bytes : 0;
+            return step;
+        }
+        return act(main, hash, Action.EVICT, 0, 0);
+    }
+
+    /** Passes dead and expired records at the oldest end of a queue, up to {@code budget}. */
+    private void dropDead(LogCursor cursor, int budget) {
+        while (budget-- > 0) {
+            LogCursor.Next next = cursor.next(false);
+            if (next == LogCursor.Next.PAGE_RETIRED) {
+                retire(cursor.retiredPage);
+            } else if (next != LogCursor.Next.RECORD || act(cursor, hashOf(cursor), Action.KEEP, 0, 0) == Step.KEPT) {
+                return;
+            }
+        }
+    }
+
+    private long hashOf(LogCursor cursor) {
+        return KeyHash.hash(cache.seed, cursor.segment, cursor.header.keyOffset, cursor.header.keyLength);
+    }
+
+    /** {@link #act(long, MemorySegment, RecordLayout.Header, int, long, Action, int, int)} on the
+     * record under a cursor, which moves past it unless it is kept. */
+    private Step act(LogCursor cursor, long hash, Action action, int toQueue, int access) {
+        Step step = act(cursor.location, cursor.segment, cursor.header, cursor.queue, hash, action, toQueue, access);
+        if (step != Step.KEPT) {
+            cursor.advance();
+        }
+        if (step == Step.MOVED) {
+            examined++; // a live entry looked at and kept: the work bounded per eviction
+        }
+        return step;
+    }
+
+    /**
+     * Under the record's shard lock: a dead record (no word leads to it) is left alone; an
+     * expired one is removed; a live one is kept, evicted, or copied to the head of {@code
+     * toQueue} with access count {@code access} (evicted if there is no room for the copy).
+     */
+    private Step act(
             long location,
             MemorySegment segment,
             RecordLayout.Header h,
-            boolean evict,
-            boolean mayReinsert,
-            boolean compact) {
-        long hash = KeyHash.hash(cache.seed, segment, h.keyOffset, h.keyLength);
+            int queue,
+            long hash,
+            Action action,
+            int toQueue,
+            int access) {
         IndexShard shard = cache.shardFor(hash);
         RemovalCause cause;
         Removal removal;
@@ -302,27 +467,29 @@ final class Evictor {
         try {
             int slot = shard.slotOfLocation(hash, location);
             if (slot < 0) {
-                return Step.DROPPED_DEAD_OR_EXPIRED;
+                return Step.DROPPED;
             }
             boolean expired =
                     h.expires() && cache.ticker.read() - RecordLayout.readDeadline(segment, h.deadlineOffset) >= 0;
             int recordBytes = (int) (h.end - store.offset(location));
             if (!expired) {
-                if (!evict) {
+                if (action == Action.KEEP) {
                     return Step.KEPT;
                 }
-                int access = RecordLayout.access(segment, store.offset(location));
-                boolean secondChance = mayReinsert && access > 0;
-                if ((secondChance || compact) && copyForward(shard, slot, location, segment, h, recordBytes, access)) {
-                    if (!secondChance) {
-                        compactionAllowance -= recordBytes;
+                if (action == Action.MOVE
+                        && copyForward(shard, slot, location, segment, h, recordBytes, toQueue, access)) {
+                    if (queue == PageStore.WINDOW && toQueue == PageStore.MAIN) {
+                        cache.windowEntries.decrement();
                     }
-                    return secondChance ? Step.REINSERTED : Step.DROPPED_DEAD_OR_EXPIRED;
+                    return Step.MOVED;
                 }
             }
             cause = expired ? RemovalCause.EXPIRED : RemovalCause.SIZE;
             shard.removeAt(slot, recordBytes);
             cache.entries.decrementAndGet();
+            if (queue == PageStore.WINDOW) {
+                cache.windowEntries.decrement();
+            }
             removal = cache.unlinked(location, h, null, cause);
         } finally {
             shard.lock.unlock();
@@ -331,11 +498,15 @@ final class Evictor {
             cache.stats.expirations.increment();
         } else {
             cache.stats.evictions.increment();
+            maxExamined = Math.max(maxExamined, examined);
+            examined = 0;
+            windowReinsertions = 0;
+            mainReinsertions = 0;
         }
         if (removal != null) {
             removals.add(removal);
         }
-        return cause == RemovalCause.EXPIRED ? Step.DROPPED_DEAD_OR_EXPIRED : Step.EVICTED;
+        return cause == RemovalCause.EXPIRED ? Step.DROPPED : Step.EVICTED;
     }
 
     /**
@@ -364,7 +535,9 @@ final class Evictor {
                 }
                 h.parse(segment, at, limit);
                 long end = h.end;
-                Step step = judge(store.location(expiring, at), segment, h, false, false, false);
+                long location = store.location(expiring, at);
+                long hash = KeyHash.hash(cache.seed, segment, h.keyOffset, h.keyLength);
+                Step step = act(location, segment, h, store.queueOf(location), hash, Action.KEEP, 0, 0);
                 if (step == Step.KEPT && h.expires()) {
                     long deadline = RecordLayout.readDeadline(segment, h.deadlineOffset);
                     if (remaining == Long.MAX_VALUE || deadline - remaining < 0) {
@@ -381,7 +554,7 @@ final class Evictor {
         }
     }
 
-    /** Copies the record to the head of the log and repoints its word; false if no room. */
+    /** Copies the record to the head of {@code toQueue} and repoints its word; false if no room. */
     private boolean copyForward(
             IndexShard shard,
             int slot,
@@ -389,9 +562,10 @@ final class Evictor {
             MemorySegment segment,
             RecordLayout.Header h,
             int recordBytes,
+            int toQueue,
             int access) {
         boolean expires = h.expires();
-        long target = store.reserve(store.evictorStripe(), h.keyLength, h.valueLength, expires, h.large());
+        long target = store.reserve(store.evictorStripe(toQueue), h.keyLength, h.valueLength, expires, h.large());
         if (target == PageStore.NO_PAGE) {
             return false;
         }
@@ -409,7 +583,7 @@ final class Evictor {
                 deadline);
         long payload = h.end - h.keyOffset;
         MemorySegment.copy(segment, h.keyOffset, to, keyAt, payload);
-        RecordLayout.setAccess(to, at, Math.max(0, access - 1));
+        RecordLayout.setAccess(to, at, access);
         RecordLayout.markDecided(to, at); // before the word is published: see RecordLayout
         if (expires) {
             store.noteDeadline(target, deadline);

@@ -18,6 +18,8 @@ import dev.larder.internal.memory.MemoryBudget;
 import dev.larder.internal.memory.NativeMemory;
 import dev.larder.internal.memory.PageStore;
 import dev.larder.internal.memory.RecordLayout;
+import dev.larder.internal.policy.ReadBuffer;
+import dev.larder.internal.policy.WindowTinyLfu;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.time.Duration;
@@ -34,9 +36,11 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiFunction;
 import java.util.function.Function;
+import java.util.function.LongConsumer;
 
 /**
  * The cache. Ties the parts together: a per-cache seeded {@link KeyHash}, sharded {@link
@@ -81,11 +85,19 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
     final IndexShard[] shards;
     final int shardMask;
     final AtomicLong entries = new AtomicLong();
+    /** Entries whose record is in the window queue (the rest are in main). */
+    final LongAdder windowEntries = new LongAdder();
+
     private final AtomicLong indexBytes = new AtomicLong();
     final long maximumEntries;
     final StatsCounters stats = new StatsCounters();
     final ReentrantLock maintenanceLock = new ReentrantLock();
     final Evictor evictor;
+    final WindowTinyLfu policy;
+    /** Reads and writes to count in the frequency sketch, drained under the maintenance lock. */
+    private final ReadBuffer accesses;
+
+    private final LongConsumer countAccess;
     final RemovalListener<? super K, ? super V> listener;
     final Ticker ticker;
     final long expireAfterWriteNanos;
@@ -144,7 +156,24 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         this.store = new PageStore(sizing.pageSize(), config.maximumBytes(), sizing.writerStripes(), budget);
         this.large = new LargeValueStore(budget);
         this.epochs = new ReaderEpochs(4 * cores);
-        this.evictor = new Evictor(this);
+        this.policy = new WindowTinyLfu(policyCapacity(config, sizing), seed, budget);
+        this.evictor = new Evictor(this, policy);
+        this.accesses = new ReadBuffer(2 * CacheSizing.ceilPow2(cores), ACCESS_BUFFER);
+        this.countAccess = policy::record;
+    }
+
+    /** Accesses a reader stripe holds before they are counted (or, when it is full, dropped). */
+    private static final int ACCESS_BUFFER = 128;
+
+    /** Entries the policy is sized for first: the bound, the expectation, or a guess it grows from. */
+    private static long policyCapacity(CacheConfig<?, ?> config, CacheSizing sizing) {
+        if (config.maximumEntries() > 0) {
+            return Math.min(config.maximumEntries(), config.maximumBytes() / 16);
+        }
+        if (config.expectedEntries() > 0) {
+            return config.expectedEntries();
+        }
+        return Math.max(16, config.maximumBytes() / 1024);
     }
 
     public static <K, V> NativeCache<K, V> create(CacheConfig<K, V> config, CacheLoader<? super K, V> loader) {
@@ -200,6 +229,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             }
             if (recordAccess) {
                 RecordLayout.recordAccess(page, offset);
+                recordInSketch(hash);
             }
             return decodeValue(location, h);
         } finally {
@@ -275,6 +305,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                 }
             }
             RecordLayout.recordAccess(page, offset);
+            recordInSketch(hash);
             stats.hits.increment();
             return reader.read(valueView(location, h));
         } finally {
@@ -539,6 +570,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             } else if (outcome == NEED_BYTES) {
                 makeRoom(Evictor.Goal.BYTES, shard.growthBytes());
             } else {
+                countWrite(hash);
                 maybeMaintain();
                 return outcome;
             }
@@ -601,6 +633,9 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                     outcome = FAILED;
                 } else if (current >= 0) {
                     shard.relocate(slot, location, (int) (old.end - store.offset(current)), recordBytes);
+                    if (store.queueOf(current) != PageStore.WINDOW) {
+                        windowEntries.increment(); // the new record is in the window
+                    }
                     replaced = current;
                     replacedExpired = !live;
                     if (!decode && old.large()) {
@@ -628,6 +663,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                         }
                     }
                     shard.insert(hash, location, recordBytes);
+                    windowEntries.increment();
                     outcome = DONE;
                 }
             } finally {
@@ -688,8 +724,9 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
     private void checkFits(int keyLength, int valueLength, boolean expires, boolean isLarge) {
         long recordBytes = RecordLayout.maxRecordSize(keyLength, valueLength, expires, isLarge);
         long largeBytes = isLarge ? Math.max(8, valueLength) : 0;
-        // Room left for records once the index and two pages (writer and evictor) are set aside.
-        long room = budget.maximum() - indexBytes() - 2L * sizing.pageSize();
+        // Room left for records once the index, the sketch and three pages (a writer's and the
+        // evictor's two) are set aside.
+        long room = budget.maximum() - indexBytes() - policy.sketchBytes() - 3L * sizing.pageSize();
         if (recordBytes > sizing.pageSize() || largeBytes > room) {
             stats.rejectedPuts.increment();
             throw new EntryTooLargeException("entry of " + keyLength + " key bytes and " + valueLength
@@ -728,6 +765,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         maintenanceLock.lock();
         try {
             checkOpen();
+            drainAccesses();
             if (!evictor.makeRoom(goal, bytes)) {
                 throw new IllegalStateException("cannot make room in the cache for " + goal + " (" + bytes
                         + " bytes): every page is held by writers in progress");
@@ -752,12 +790,61 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             if (closed) {
                 return;
             }
+            drainAccesses();
             evictor.routine();
             removed = evictor.takeRemovals();
         } finally {
             maintenanceLock.unlock();
         }
         deliver(removed);
+    }
+
+    /**
+     * Counts a write in the frequency sketch. Unlike a read it is never dropped: a new key's
+     * first count is what its admission is judged by. A writer whose stripe is full waits for
+     * the maintenance lock to drain it (a writer into a full cache takes that lock anyway).
+     */
+    private void countWrite(long hash) {
+        if (accesses.offer(hash) || insideReader()) {
+            return;
+        }
+        maintenanceLock.lock();
+        try {
+            if (!closed) {
+                drainAccesses();
+                accesses.offer(hash);
+            }
+        } finally {
+            maintenanceLock.unlock();
+        }
+    }
+
+    /**
+     * Counts a read in the frequency sketch, through the lossy read buffer: readers share no
+     * lock. A full buffer is drained by whoever gets the maintenance lock at once; if another
+     * thread holds it, the access is dropped (the sketch only estimates).
+     */
+    private void recordInSketch(long hash) {
+        if (accesses.offer(hash) || insideReader()) {
+            return;
+        }
+        if (maintenanceLock.tryLock()) {
+            try {
+                if (!closed) {
+                    drainAccesses();
+                    accesses.offer(hash);
+                }
+            } finally {
+                maintenanceLock.unlock();
+            }
+        }
+    }
+
+    /** Under the maintenance lock: counts the buffered accesses and lets the policy adapt. */
+    private void drainAccesses() {
+        accesses.drainTo(countAccess);
+        policy.adapt(stats.hits.sum(), stats.misses.sum());
+        policy.ensureCapacity(entries.get());
     }
 
     @Override
@@ -767,6 +854,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         maintenanceLock.lock();
         try {
             checkOpen();
+            drainAccesses();
             evictor.cleanUp();
             removed = evictor.takeRemovals();
         } finally {
@@ -909,6 +997,9 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                 h = header(current);
                 shard.removeAt(slot, (int) (h.end - store.offset(current)));
                 entries.decrementAndGet();
+                if (store.queueOf(current) == PageStore.WINDOW) {
+                    windowEntries.decrement();
+                }
                 removed = current;
             } finally {
                 shard.lock.unlock();
@@ -1159,6 +1250,9 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                     int n = shard.count();
                     for (int i = 0; i < n; i++) {
                         long location = locations[i];
+                        if (store.queueOf(location) == PageStore.WINDOW) {
+                            windowEntries.decrement();
+                        }
                         boolean expired = isExpired(location);
                         Evictor.Removal removal = unlinked(
                                 location,
@@ -1303,6 +1397,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             }
             store.freeAll();
             large.freeAll();
+            policy.free();
         } finally {
             maintenanceLock.unlock();
         }

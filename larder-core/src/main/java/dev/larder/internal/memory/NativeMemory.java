@@ -47,11 +47,16 @@ public final class NativeMemory {
         }
     }
 
-    /** Allocates a zeroed block. */
+    /** Allocates a zeroed block, 8-byte aligned. */
     public static Block allocate(long bytes) {
+        return allocate(bytes, 8);
+    }
+
+    /** Allocates a zeroed block aligned to {@code alignment} (a power of two). */
+    public static Block allocate(long bytes, long alignment) {
         Arena arena = Arena.ofShared();
         try {
-            MemorySegment segment = arena.allocate(bytes, 8);
+            MemorySegment segment = arena.allocate(bytes, alignment);
             OUTSTANDING.addAndGet(bytes);
             return new Block(arena, segment);
         } catch (RuntimeException | OutOfMemoryError e) {

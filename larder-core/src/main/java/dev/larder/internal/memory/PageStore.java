@@ -21,11 +21,23 @@ import java.lang.invoke.VarHandle;
  * Each page is its own native block, so the budget can hand memory from records to large
  * values or the index by freeing whole pages.
  *
+ * <p>The log is two queues: the <em>window</em>, where writers append every new record, and the
+ * <em>main</em> queue, where the evictor copies the records its admission policy keeps. Each
+ * stripe has its own FIFO of pages, so an active page of one writer never stands in front of
+ * another's full pages: the window is the FIFOs of the writer stripes and of the evictor's
+ * window stripe, main is the FIFO of the evictor's main stripe (the last stripe).
+ *
  * <p>Free pages beyond a small reserve go to writers; the reserve is kept for the evictor, which
  * needs room to copy forward the records it keeps.
  */
 public final class PageStore {
     public static final long NO_PAGE = -1L;
+    /** The queue writers append to: new records wait here for admission. */
+    public static final int WINDOW = 0;
+    /** The queue of admitted records. */
+    public static final int MAIN = 1;
+
+    private static final int QUEUES = 2;
     private static final VarHandle CURSOR = MethodHandles.arrayElementVarHandle(long[].class);
     private static final VarHandle DEADLINE = MethodHandles.arrayElementVarHandle(long[].class);
     private static final int STRIDE = 16;
@@ -44,6 +56,8 @@ public final class PageStore {
     private final long[] sealedTop;
     /** The stripe that appends to an active page. */
     private final int[] pageStripe;
+    /** The queue a page belongs to (set before the page is published to its stripe). */
+    private final byte[] pageQueue;
 
     private final long[] cursors;
     private final Object[] stripeLocks;
@@ -58,10 +72,10 @@ public final class PageStore {
     /** Pages by the earliest deadline of their records (guarded by this). */
     private final PageExpiryQueue expiring = new PageExpiryQueue();
 
-    // Guarded by this: the FIFO of pages in activation order, free pages, unused page ids.
-    private final int[] fifo;
-    private int fifoHead;
-    private int fifoSize;
+    // Guarded by this: per stripe, the FIFO of its pages in activation order; free pages, ids.
+    private final int[][] fifo;
+    private final int[] fifoHead;
+    private final int[] fifoSize;
     private final int[] freePages;
     private int freeCount;
     private final int[] unusedIds;
@@ -70,7 +84,8 @@ public final class PageStore {
     private boolean closed;
 
     /**
-     * @param stripes writer stripes; one more stripe, the last, belongs to the evictor
+     * @param stripes writer stripes (all in the window); two more, the last, belong to the
+     *     evictor: one in the window, one in the main queue
      */
     public PageStore(int pageSize, long maxRecordBytes, int stripes, MemoryBudget budget) {
         if (Integer.bitCount(pageSize) != 1) {
@@ -79,7 +94,7 @@ public final class PageStore {
         this.pageSize = pageSize;
         this.pageShift = Integer.numberOfTrailingZeros(pageSize);
         this.maxPages = (int) Math.max(2, Math.min(maxRecordBytes / pageSize + 1, (1L << 40) / pageSize));
-        this.stripes = stripes + 1;
+        this.stripes = stripes + QUEUES;
         this.writerReserve = 1;
         this.budget = budget;
         this.pages = new MemorySegment[maxPages];
@@ -87,6 +102,7 @@ public final class PageStore {
         this.blocks = new NativeMemory.Block[maxPages];
         this.sealedTop = new long[maxPages];
         this.pageStripe = new int[maxPages];
+        this.pageQueue = new byte[maxPages];
         this.cursors = new long[(this.stripes + 1) * STRIDE];
         this.stripeLocks = new Object[this.stripes];
         for (int s = 0; s < this.stripes; s++) {
@@ -95,7 +111,9 @@ public final class PageStore {
         }
         this.minDeadline = new long[maxPages];
         this.inLog = new boolean[maxPages];
-        this.fifo = new int[maxPages];
+        this.fifo = new int[this.stripes][maxPages];
+        this.fifoHead = new int[this.stripes];
+        this.fifoSize = new int[this.stripes];
         this.freePages = new int[maxPages];
         this.unusedIds = new int[maxPages];
         for (int id = maxPages - 1; id >= 0; id--) {
@@ -108,11 +126,22 @@ public final class PageStore {
     }
 
     public int writerStripes() {
-        return stripes - 1;
+        return stripes - QUEUES;
     }
 
-    public int evictorStripe() {
-        return stripes - 1;
+    /** The evictor's stripe in {@code queue}. */
+    public int evictorStripe(int queue) {
+        return stripes - QUEUES + queue;
+    }
+
+    /** The queue the pages of {@code stripe} belong to. */
+    public int queueOfStripe(int stripe) {
+        return stripe < stripes - QUEUES ? WINDOW : stripe - (stripes - QUEUES);
+    }
+
+    /** The queue of the page holding {@code location}. */
+    public int queueOf(long location) {
+        return pageQueue[(int) (location >>> pageShift)];
     }
 
     public MemorySegment page(long location) {
@@ -182,13 +211,14 @@ public final class PageStore {
                 }
                 seal((int) (c >>> 32), (int) c);
             }
-            int fresh = takeFreePage(stripe == evictorStripe());
+            int fresh = takeFreePage(stripe >= stripes - QUEUES);
             if (fresh < 0) {
                 return false;
             }
             synchronized (this) {
                 sealedTop[fresh] = -1;
                 pageStripe[fresh] = stripe;
+                pageQueue[fresh] = (byte) queueOfStripe(stripe);
                 minDeadline[fresh] = Long.MAX_VALUE;
             }
             enqueue(fresh);
@@ -315,6 +345,11 @@ public final class PageStore {
         }
     }
 
+    /** Whether one of the evictor's stripes appends to {@code page}. */
+    public synchronized boolean isEvictorPage(int page) {
+        return pageStripe[page] >= stripes - QUEUES;
+    }
+
     public synchronized boolean isSealed(int page) {
         return sealedTop[page] >= 0;
     }
@@ -323,25 +358,45 @@ public final class PageStore {
     // The FIFO and the free pool (evictor side)
 
     private synchronized void enqueue(int page) {
-        fifo[(fifoHead + fifoSize) % maxPages] = page;
-        fifoSize++;
+        int f = pageStripe[page];
+        fifo[f][(fifoHead[f] + fifoSize[f]) % maxPages] = page;
+        fifoSize[f]++;
         inLog[page] = true;
     }
 
-    /** The oldest page in the log, or -1 when it is empty. */
-    public synchronized int oldestPage() {
-        return fifoSize == 0 ? -1 : fifo[fifoHead];
+    /** Stripes, writers' and the evictor's: each has its own FIFO of pages. */
+    public int stripes() {
+        return stripes;
     }
 
-    /** Removes the oldest page from the FIFO; the caller retires it. */
-    public synchronized void dequeueOldest() {
-        inLog[fifo[fifoHead]] = false;
-        fifoHead = (fifoHead + 1) % maxPages;
-        fifoSize--;
+    /** The oldest page of {@code stripe}, or -1 when it has none. */
+    public synchronized int oldestPage(int stripe) {
+        return fifoSize[stripe] == 0 ? -1 : fifo[stripe][fifoHead[stripe]];
     }
 
+    /** Removes the oldest page of {@code stripe} from its FIFO; the caller retires it. */
+    public synchronized void dequeueOldest(int stripe) {
+        inLog[fifo[stripe][fifoHead[stripe]]] = false;
+        fifoHead[stripe] = (fifoHead[stripe] + 1) % maxPages;
+        fifoSize[stripe]--;
+    }
+
+    /** Pages in the log, every stripe's. */
     public synchronized int pagesInLog() {
-        return fifoSize;
+        int n = 0;
+        for (int size : fifoSize) {
+            n += size;
+        }
+        return n;
+    }
+
+    /** Pages of {@code queue} in the log. */
+    public synchronized int pagesInLog(int queue) {
+        int n = 0;
+        for (int f = 0; f < stripes; f++) {
+            n += queueOfStripe(f) == queue ? fifoSize[f] : 0;
+        }
+        return n;
     }
 
     private synchronized int takeFreePage(boolean evictor) {

@@ -67,9 +67,9 @@ class PageStoreTest {
     }
 
     /**
-     * Empties the FIFO, walking each page from offset 0 to its limit, and checks the records found
-     * are exactly the reservations, back to back, with their bytes intact. Returns the pages in
-     * FIFO order.
+     * Empties every stripe's FIFO, walking each page from offset 0 to its limit, and checks the
+     * records found are exactly the reservations, back to back, with their bytes intact. Returns
+     * the pages stripe by stripe, each stripe's in FIFO order.
      */
     private static List<Integer> drainLogAndCheckItHoldsExactly(PageStore store, List<Reserved> all) {
         Map<Long, Reserved> byLocation = new HashMap<>();
@@ -81,43 +81,44 @@ class PageStoreTest {
         Set<Long> walked = new HashSet<>();
         List<Integer> order = new ArrayList<>();
         RecordLayout.Header h = new RecordLayout.Header();
-        while (store.oldestPage() >= 0) {
-            int page = store.oldestPage();
-            order.add(page);
-            long limit = store.limit(page);
-            assertThat(limit).isBetween(0L, (long) PAGE);
-            MemorySegment segment = store.pageById(page);
-            long at = 0;
-            while (at < limit) {
-                h.parse(segment, at, limit);
-                long location = store.location(page, at);
-                Reserved r = byLocation.get(location);
-                assertThat(r)
-                        .as("record at %d of page %d was reserved", at, page)
-                        .isNotNull();
-                assertThat(h.end - at).isEqualTo(r.size());
-                assertThat(h.keyLength).isEqualTo(r.keyLength());
-                assertThat(h.valueLength).isEqualTo(r.valueLength());
-                long wrong =
-                        MemorySegment.mismatch(segment, h.keyOffset, h.end, filled(r.mark()), 0, h.end - h.keyOffset);
-                if (wrong >= 0) {
-                    throw new AssertionError(
-                            "byte " + (h.keyOffset + wrong) + " of the record at " + location + " overwritten");
+        for (int stripe = 0; stripe < store.stripes(); stripe++)
+            while (store.oldestPage(stripe) >= 0) {
+                int page = store.oldestPage(stripe);
+                order.add(page);
+                long limit = store.limit(page);
+                assertThat(limit).isBetween(0L, (long) PAGE);
+                MemorySegment segment = store.pageById(page);
+                long at = 0;
+                while (at < limit) {
+                    h.parse(segment, at, limit);
+                    long location = store.location(page, at);
+                    Reserved r = byLocation.get(location);
+                    assertThat(r)
+                            .as("record at %d of page %d was reserved", at, page)
+                            .isNotNull();
+                    assertThat(h.end - at).isEqualTo(r.size());
+                    assertThat(h.keyLength).isEqualTo(r.keyLength());
+                    assertThat(h.valueLength).isEqualTo(r.valueLength());
+                    long wrong = MemorySegment.mismatch(
+                            segment, h.keyOffset, h.end, filled(r.mark()), 0, h.end - h.keyOffset);
+                    if (wrong >= 0) {
+                        throw new AssertionError(
+                                "byte " + (h.keyOffset + wrong) + " of the record at " + location + " overwritten");
+                    }
+                    walked.add(location);
+                    at = h.end;
                 }
-                walked.add(location);
-                at = h.end;
+                assertThat(at)
+                        .as("records end exactly at the limit of page %d", page)
+                        .isEqualTo(limit);
+                // Past the limit the page is untouched.
+                long written = MemorySegment.mismatch(segment, limit, PAGE, filled(0), 0, PAGE - limit);
+                if (written >= 0) {
+                    throw new AssertionError(
+                            "byte " + (limit + written) + " of page " + page + " past its limit " + limit + " written");
+                }
+                store.dequeueOldest(stripe);
             }
-            assertThat(at)
-                    .as("records end exactly at the limit of page %d", page)
-                    .isEqualTo(limit);
-            // Past the limit the page is untouched.
-            long written = MemorySegment.mismatch(segment, limit, PAGE, filled(0), 0, PAGE - limit);
-            if (written >= 0) {
-                throw new AssertionError(
-                        "byte " + (limit + written) + " of page " + page + " past its limit " + limit + " written");
-            }
-            store.dequeueOldest();
-        }
         assertThat(store.pagesInLog()).isZero();
         assertThat(walked)
                 .as("every reservation lies below its page's final limit")
@@ -256,10 +257,11 @@ class PageStoreTest {
         MemoryBudget budget = new MemoryBudget(1 << 20);
         PageStore store = new PageStore(PAGE, 1 << 20, 2, budget);
         assertThat(store.writerStripes()).isEqualTo(2);
-        assertThat(store.evictorStripe()).isEqualTo(2);
-        assertThat(store.oldestPage()).isEqualTo(-1);
+        assertThat(store.evictorStripe(PageStore.WINDOW)).isEqualTo(2);
+        assertThat(store.oldestPage(0)).isEqualTo(-1);
 
         List<Integer> activations = new ArrayList<>();
+        Map<Integer, List<Integer>> activationsByStripe = new java.util.TreeMap<>();
         List<Reserved> all = new ArrayList<>();
         int[] lastPage = {-1, -1, -1};
         SplittableRandom random = new SplittableRandom(3);
@@ -283,6 +285,9 @@ class PageStoreTest {
                 }
                 assertThat(activations).doesNotContain(page);
                 activations.add(page);
+                activationsByStripe
+                        .computeIfAbsent(stripe, x -> new ArrayList<>())
+                        .add(page);
                 lastPage[stripe] = page;
             }
             // The active page's limit is the stripe's cursor: just past this record.
@@ -292,8 +297,12 @@ class PageStoreTest {
         assertThat(activations.size()).isGreaterThan(20);
         assertThat(store.pagesInLog()).isEqualTo(activations.size());
         assertThat(store.allocatedBytes()).isEqualTo((long) activations.size() * PAGE);
-        assertThat(drainLogAndCheckItHoldsExactly(store, all)).isEqualTo(activations);
-        assertThat(store.oldestPage()).isEqualTo(-1);
+        assertThat(drainLogAndCheckItHoldsExactly(store, all))
+                .as("each stripe's FIFO holds its pages in activation order")
+                .isEqualTo(activationsByStripe.values().stream()
+                        .flatMap(List::stream)
+                        .toList());
+        assertThat(store.oldestPage(0)).isEqualTo(-1);
         store.freeAll();
     }
 
@@ -319,7 +328,7 @@ class PageStoreTest {
         MemoryBudget budget = new MemoryBudget(3 * PAGE);
         PageStore store = new PageStore(PAGE, 1 << 20, 1, budget);
         int writer = 0;
-        int evictor = store.evictorStripe();
+        int evictor = store.evictorStripe(PageStore.WINDOW);
         int value = PAGE - 50; // one record per page
         List<Integer> pages = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
@@ -334,9 +343,9 @@ class PageStoreTest {
 
         // Recycle the two oldest (sealed) pages: one is the evictor's reserve.
         for (int i = 0; i < 2; i++) {
-            assertThat(store.oldestPage()).isEqualTo(pages.get(i));
+            assertThat(store.oldestPage(0)).isEqualTo(pages.get(i));
             assertThat(store.isSealed(pages.get(i))).isTrue();
-            store.dequeueOldest();
+            store.dequeueOldest(0);
             store.recycle(pages.get(i));
         }
         assertThat(store.freePageCount()).isEqualTo(2);
@@ -368,13 +377,13 @@ class PageStoreTest {
         assertThat(second.location() / PAGE).isNotEqualTo(page);
         MemorySegment segment = store.pageById(page);
         assertThat(segment.get(ValueLayout.JAVA_BYTE, 0)).isNotZero();
-        store.dequeueOldest();
+        store.dequeueOldest(0);
         store.recycle(page);
         for (long i = 0; i < PAGE; i++) {
             assertThat(segment.get(ValueLayout.JAVA_BYTE, i)).as("byte %d", i).isZero();
         }
         // The evictor's stripe takes it back (writers leave one page in reserve).
-        Reserved again = reserveAndWrite(store, store.evictorStripe(), 1, 1, false, (byte) 1);
+        Reserved again = reserveAndWrite(store, store.evictorStripe(PageStore.WINDOW), 1, 1, false, (byte) 1);
         assertThat(again.location()).isEqualTo(store.location(page, 0));
         assertThat(store.isSealed(page)).isFalse();
         assertThat(store.minDeadline(page)).isEqualTo(Long.MAX_VALUE);
@@ -394,7 +403,7 @@ class PageStoreTest {
         assertThat(budget.used()).isEqualTo(6L * PAGE);
         assertThat(store.allocatedBytes()).isEqualTo(6L * PAGE);
         for (int i = 0; i < 5; i++) {
-            store.dequeueOldest();
+            store.dequeueOldest(0);
             store.recycle(pages.get(i));
         }
         assertThat(store.freePageCount()).isEqualTo(5);
@@ -486,8 +495,8 @@ class PageStoreTest {
         // A page that left the log is never returned.
         store.resetMinDeadline(pb, base + 2000, base + 2100);
         store.sealActive(pa);
-        assertThat(store.oldestPage()).isEqualTo(pa);
-        store.dequeueOldest();
+        assertThat(store.oldestPage(0)).isEqualTo(pa);
+        store.dequeueOldest(0);
         store.noteDeadline(a.location(), base + 2050);
         assertThat(store.pollExpiringPage(base + 3000)).isEqualTo(pb);
         assertThat(store.pollExpiringPage(base + 3000)).isEqualTo(-1);
@@ -570,6 +579,43 @@ class PageStoreTest {
             assertThat(store.hashOfKeyAt(42, location))
                     .isEqualTo(dev.larder.internal.hash.KeyHash.hash(42, MemorySegment.ofArray(key), 0, keyLength));
         }
+        store.freeAll();
+    }
+
+    @Test
+    void theMainStripeFillsPagesOfTheMainQueueOnly() {
+        MemoryBudget budget = new MemoryBudget(1 << 20);
+        PageStore store = new PageStore(PAGE, 1 << 20, 2, budget);
+        int mainStripe = store.evictorStripe(PageStore.MAIN);
+        assertThat(mainStripe).isEqualTo(3);
+        assertThat(store.evictorStripe(PageStore.WINDOW)).isEqualTo(2);
+        List<Integer> windowPages = new ArrayList<>();
+        List<Integer> mainPages = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            Reserved w = reserveAndWrite(store, i % 3, 10, 1000, false, (byte) 1);
+            Reserved m = reserveAndWrite(store, mainStripe, 10, 1000, false, (byte) 2);
+            assertThat(store.queueOf(w.location())).isEqualTo(PageStore.WINDOW);
+            assertThat(store.queueOf(m.location())).isEqualTo(PageStore.MAIN);
+            int wp = (int) (w.location() / PAGE);
+            int mp = (int) (m.location() / PAGE);
+            if (!windowPages.contains(wp)) {
+                windowPages.add(wp);
+            }
+            if (!mainPages.contains(mp)) {
+                mainPages.add(mp);
+            }
+        }
+        assertThat(windowPages).doesNotContainAnyElementsOf(mainPages);
+        assertThat(store.pagesInLog(PageStore.WINDOW)).isEqualTo(windowPages.size());
+        assertThat(store.pagesInLog(PageStore.MAIN)).isEqualTo(mainPages.size());
+        assertThat(store.pagesInLog()).isEqualTo(windowPages.size() + mainPages.size());
+        // Each stripe has its own FIFO, in activation order.
+        for (int page : mainPages) {
+            assertThat(store.oldestPage(store.evictorStripe(PageStore.MAIN))).isEqualTo(page);
+            store.dequeueOldest(store.evictorStripe(PageStore.MAIN));
+        }
+        assertThat(store.oldestPage(store.evictorStripe(PageStore.MAIN))).isEqualTo(-1);
+        assertThat(store.oldestPage(0)).isEqualTo(windowPages.get(0));
         store.freeAll();
     }
 

@@ -1,0 +1,113 @@
+package dev.larder.internal;
+
+import dev.larder.internal.memory.PageStore;
+import dev.larder.internal.memory.RecordLayout;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The evictor's position in one stripe's FIFO of pages: the oldest record it has not yet passed.
+ * {@link #next} looks at that record without moving; {@link #advance} moves past it once the
+ * evictor has dealt with it. When the cursor passes the end of a sealed page the page leaves
+ * its queue, and the evictor retires it.
+ *
+ * <p>Used only by the evictor, under the cache's maintenance lock.
+ */
+final class LogCursor {
+    enum Next {
+        /** A decided record is under the cursor: see the fields. */
+        RECORD,
+        /** The queue has no record to look at now. */
+        NOTHING,
+        /** A writer is between reserving the record and installing it, or sealing its page. */
+        WAITING,
+        /** Nothing looked at, but the walk can go on at once. */
+        BUSY,
+        /** The cursor passed a page's end: {@link #retiredPage} left the queue. */
+        PAGE_RETIRED
+    }
+
+    /** The stripe whose FIFO of pages this cursor walks, and the queue of those pages. */
+    final int stripe;
+
+    final int queue;
+    private final PageStore store;
+    private int page = -1;
+    private long offset;
+
+    // The record under the cursor after next() returned RECORD.
+    final RecordLayout.Header header = new RecordLayout.Header();
+    MemorySegment segment;
+    long location;
+    /** Where the record ends (kept apart: header is reused while judging it). */
+    long end;
+    /** Whether the record's page is sealed (no writer appends to it any more). */
+    boolean sealed;
+
+    /** After PAGE_RETIRED: the page that left the queue. */
+    int retiredPage = -1;
+
+    LogCursor(PageStore store, int stripe) {
+        this.store = store;
+        this.stripe = stripe;
+        this.queue = store.queueOfStripe(stripe);
+    }
+
+    /**
+     * Looks at the oldest record not yet passed.
+     *
+     * @param mayTakeActive whether a page writers still append to may be sealed so that the
+     *     cursor can pass it (only when memory is needed)
+     */
+    Next next(boolean mayTakeActive) {
+        if (page < 0) {
+            page = store.oldestPage(stripe);
+            offset = 0;
+            if (page < 0) {
+                return Next.NOTHING;
+            }
+        }
+        long limit = store.limit(page);
+        if (limit < 0) {
+            return Next.WAITING; // being sealed by its stripe
+        }
+        sealed = store.isSealed(page);
+        if (offset >= limit) {
+            if (!sealed) {
+                // The evictor's own active page can always go: only the evictor appends to it.
+                if (!mayTakeActive && !store.isEvictorPage(page)) {
+                    return Next.NOTHING;
+                }
+                store.sealActive(page);
+                limit = store.limit(page);
+                if (limit < 0 || !store.isSealed(page)) {
+                    return Next.WAITING; // its stripe is sealing it
+                }
+            }
+            if (offset < store.limit(page)) {
+                return Next.BUSY; // sealed with more records than we saw: walk them
+            }
+            store.dequeueOldest(stripe);
+            retiredPage = page;
+            page = -1;
+            return Next.PAGE_RETIRED;
+        }
+        segment = store.pageById(page);
+        if ((RecordLayout.layout(segment, offset) & RecordLayout.DECIDED) == 0) {
+            return Next.WAITING; // a writer is between reserving and installing this record
+        }
+        header.parse(segment, offset, limit);
+        location = store.location(page, offset);
+        end = header.end;
+        return Next.RECORD;
+    }
+
+    /** Moves past the record the last {@link #next} returned. */
+    void advance() {
+        offset = end;
+    }
+
+    /** The access count readers left in the record under the cursor. */
+    int access() {
+        return RecordLayout.access(segment, store.offset(location));
+    }
+}

@@ -1,0 +1,168 @@
+package dev.larder.internal.policy;
+
+import dev.larder.internal.memory.NativeMemory;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * How often each key was seen recently, approximately: a count-min sketch of 4-bit counters in
+ * native memory, for TinyLFU admission.
+ *
+ * <p>Layout: the table is an array of 64-byte blocks, aligned to 64 bytes so a block is one
+ * cache line. Each block holds 8 longs of 16 four-bit counters. A key's hash, re-mixed, picks
+ * one block (its high bits, by multiplying) and, in it, 4 counters (low bits): counter {@code i} lies in long {@code
+ * 2i} or {@code 2i + 1} at one of its 16 nibbles, so the 4 counters are in 4 different longs and
+ * one key touches one cache line.
+ *
+ * <p>Counters saturate at 15. Every {@link #sampleSize()} additions (increments that raised at
+ * least one counter) the sketch ages: every counter is halved, and so is the number of
+ * additions, so old popularity fades and the sketch follows a changing workload.
+ *
+ * <p>Not thread-safe: only the cache's maintenance thread uses it, under the maintenance lock.
+ * Accesses go through the segment, bounds- and liveness-checked, so use after {@link #free()}
+ * throws {@link IllegalStateException}.
+ */
+public final class FrequencySketch {
+    /** Bytes per block: one cache line, 8 longs of 16 counters. */
+    static final int BLOCK_BYTES = 64;
+    /** The largest table: 1 GiB, 2^31 counters; enough for 2^28 entries at 4 bytes each. */
+    public static final long MAX_BYTES = 1L << 30;
+
+    private static final long ONE_BITS_CLEARED = 0x7777_7777_7777_7777L;
+    private static final int MIN_SAMPLE_CAPACITY = 16;
+
+    private final NativeMemory.Block block;
+    private final MemorySegment table;
+    private final long blocks;
+    private final long sampleSize;
+    private long additions;
+
+    /**
+     * A sketch for a cache of {@code capacity} entries, {@link #bytesFor(long)} bytes of native
+     * memory aligned to a cache line.
+     */
+    public FrequencySketch(long capacity) {
+        long bytes = bytesFor(capacity);
+        this.sampleSize = 10 * Math.min(Math.max(capacity, MIN_SAMPLE_CAPACITY), Long.MAX_VALUE / 10);
+        this.block = NativeMemory.allocate(bytes, BLOCK_BYTES);
+        this.table = block.segment();
+        this.blocks = bytes / BLOCK_BYTES;
+    }
+
+    /**
+     * The table size for {@code capacity} entries: 4 bytes per entry rounded down to whole
+     * 64-byte blocks (any number of blocks: a key's block is picked by multiplying, not
+     * masking, so no power-of-two rounding halves the table); at least one block and at most
+     * {@link #MAX_BYTES} (1 GiB). Above 2^28 entries the ceiling gives less than 4 bytes per
+     * entry, and the estimates get coarser.
+     */
+    public static long bytesFor(long capacity) {
+        if (capacity < 0) {
+            throw new IllegalArgumentException("capacity must not be negative: " + capacity);
+        }
+        long wanted = capacity >= MAX_BYTES / 4 ? MAX_BYTES : 4 * capacity;
+        return Math.max(BLOCK_BYTES, wanted / BLOCK_BYTES * BLOCK_BYTES);
+    }
+
+    /** Bytes in the counter table. */
+    public long byteSize() {
+        return table.byteSize();
+    }
+
+    /** Additions between two agings: 10 × the capacity given to the constructor, at least 160. */
+    public long sampleSize() {
+        return sampleSize;
+    }
+
+    /** Returns the native memory. Idempotent; any use afterwards throws IllegalStateException. */
+    public void free() {
+        block.free();
+    }
+
+    /**
+     * Counts one more occurrence of the key with this hash: adds one to each of its 4 counters
+     * that is below 15. Ages the sketch when the additions reach {@link #sampleSize()}.
+     */
+    public void increment(long hash) {
+        long h = mix(hash);
+        long base = Math.unsignedMultiplyHigh(h, blocks) * BLOCK_BYTES;
+        int select = (int) h; // low bits: the block is picked by the high ones
+        boolean added = false;
+        for (int i = 0; i < 4; i++, select >>>= 5) {
+            long offset = base + wordOffset(i, select);
+            int shift = (select & 0xF) << 2;
+            long word = table.get(ValueLayout.JAVA_LONG, offset);
+            if (((word >>> shift) & 0xF) != 0xF) {
+                table.set(ValueLayout.JAVA_LONG, offset, word + (1L << shift));
+                added = true;
+            }
+        }
+        if (added && ++additions >= sampleSize) {
+            age();
+        }
+    }
+
+    /**
+     * The estimated count of the key with this hash, 0 to 15: the least of its 4 counters. Until
+     * the first aging it is never below the true count (capped at 15); collisions only add.
+     */
+    public int frequency(long hash) {
+        long h = mix(hash);
+        long base = Math.unsignedMultiplyHigh(h, blocks) * BLOCK_BYTES;
+        int select = (int) h; // low bits: the block is picked by the high ones
+        int min = 0xF;
+        for (int i = 0; i < 4; i++, select >>>= 5) {
+            long word = table.get(ValueLayout.JAVA_LONG, base + wordOffset(i, select));
+            min = Math.min(min, (int) (word >>> ((select & 0xF) << 2)) & 0xF);
+        }
+        return min;
+    }
+
+    /** The block the key with this hash counts in. */
+    public long blockOf(long hash) {
+        return Math.unsignedMultiplyHigh(mix(hash), blocks);
+    }
+
+    /** Additions since the last aging (halved by it). */
+    long additions() {
+        return additions;
+    }
+
+    /** The counter table, for tests of the layout. */
+    MemorySegment table() {
+        return table;
+    }
+
+    /**
+     * Halves every counter: a shift of each long, with the bit that crossed into the nibble
+     * below cleared. The additions are halved too, so the next aging comes after about half a
+     * sample of new additions, as the counters kept about half their weight.
+     */
+    private void age() {
+        long size = table.byteSize();
+        for (long offset = 0; offset < size; offset += Long.BYTES) {
+            long word = table.get(ValueLayout.JAVA_LONG, offset);
+            table.set(ValueLayout.JAVA_LONG, offset, (word >>> 1) & ONE_BITS_CLEARED);
+        }
+        additions >>>= 1;
+    }
+
+    /**
+     * Byte offset in the block of the long holding counter {@code i}: long 2i or 2i + 1, chosen
+     * by bit 4 of the counter's 5-bit selector (bits 0-3 pick the nibble).
+     */
+    private static long wordOffset(int i, int select) {
+        return (long) ((i << 1) | ((select >>> 4) & 1)) * Long.BYTES;
+    }
+
+    /**
+     * Re-mixes the key hash (a splitmix64 finalizer over the hash plus an odd constant), so
+     * sketch positions do not follow the bits the index uses for shard, slot and tag.
+     */
+    static long mix(long hash) {
+        long z = hash + 0x9E37_79B9_7F4A_7C15L;
+        z = (z ^ (z >>> 30)) * 0xBF58_476D_1CE4_E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D0_49BB_1331_11EBL;
+        return z ^ (z >>> 31);
+    }
+}

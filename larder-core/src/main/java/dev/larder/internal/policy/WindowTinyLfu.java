@@ -1,0 +1,158 @@
+package dev.larder.internal.policy;
+
+import dev.larder.internal.memory.MemoryBudget;
+
+/**
+ * The decisions of Larder's W-TinyLFU policy, apart from where records live: how large the
+ * admission window is, and whether a candidate leaving the window may take the place of the
+ * main queue's victim.
+ *
+ * <p>The frequency sketch lives in native memory taken from the cache's budget. It is sized
+ * for the entries the cache holds and grows (doubling, counts reset) while the cache fills, as
+ * long as the budget allows. Used only under the cache's maintenance lock.
+ */
+public final class WindowTinyLfu {
+    /**
+     * A candidate at least this warm that does not beat the victim is still admitted now and
+     * then (1 in 128), so that an attacker who makes one victim look hot cannot freeze the main
+     * queue.
+     */
+    static final int WARM = 6;
+
+    private final MemoryBudget budget;
+    private FrequencySketch sketch;
+    private long sketchCapacity;
+    /** The sketch's size, for threads outside the maintenance lock. */
+    private volatile long sketchBytes;
+
+    private HillClimber climber;
+    private long random;
+
+    /**
+     * @param capacity entries the cache is expected to hold
+     * @param seed the cache's hash seed: makes the random admissions deterministic per cache
+     */
+    public WindowTinyLfu(long capacity, long seed, MemoryBudget budget) {
+        this.budget = budget;
+        this.random = seed | 1;
+        long wanted = Math.max(16, capacity);
+        FrequencySketch allocated = allocateSketch(wanted);
+        // A budget too small for the sketch it wants gets a smaller one.
+        for (long smaller = wanted / 2; allocated == null && smaller >= 16; smaller /= 2) {
+            allocated = allocateSketch(smaller);
+        }
+        if (allocated == null) {
+            throw new IllegalArgumentException("maximumBytes (" + budget.maximum()
+                    + ") leaves no room for the frequency sketch of " + FrequencySketch.bytesFor(16) + " bytes");
+        }
+        this.sketch = allocated;
+        this.sketchBytes = allocated.byteSize();
+        this.sketchCapacity = wanted;
+        this.climber = new HillClimber(wanted);
+    }
+
+    private FrequencySketch allocateSketch(long capacity) {
+        long bytes = FrequencySketch.bytesFor(capacity);
+        if (!budget.tryReserve(bytes)) {
+            return null;
+        }
+        try {
+            return new FrequencySketch(capacity);
+        } catch (RuntimeException | Error e) {
+            budget.release(bytes);
+            throw e;
+        }
+    }
+
+    /** Counts one access to the key with this hash. */
+    public void record(long hash) {
+        sketch.increment(hash);
+    }
+
+    public int frequency(long hash) {
+        return sketch.frequency(hash);
+    }
+
+    /** Whether the window's candidate should replace the main queue's victim. */
+    public boolean admit(long candidateHash, long victimHash) {
+        int candidate = sketch.frequency(candidateHash);
+        int victim = sketch.frequency(victimHash);
+        if (candidate > victim) {
+            return true;
+        }
+        if (candidate >= WARM) {
+            random ^= random << 13;
+            random ^= random >>> 7;
+            random ^= random << 17;
+            return (random & 127) == 0;
+        }
+        return false;
+    }
+
+    /**
+     * Entries the window should hold in a cache of {@code capacity} entries: at least one, the
+     * rest of the hill climber's share.
+     */
+    public long windowTarget(long capacity) {
+        long main = (long) ((1.0 - climber.windowFraction()) * capacity);
+        return Math.max(1, capacity - main);
+    }
+
+    public double windowFraction() {
+        return climber.windowFraction();
+    }
+
+    /** Feeds the cache's cumulative hits and misses to the hill climber. */
+    public void adapt(long hits, long misses) {
+        climber.record(hits, misses);
+    }
+
+    /**
+     * Grows the sketch when the cache holds more entries than
+     * it was sized for, budget permitting. The new sketch starts empty, as after a reset.
+     */
+    public void ensureCapacity(long entries) {
+        if (entries <= sketchCapacity) {
+            return;
+        }
+        long wanted = Math.max(sketchCapacity * 2, entries);
+        if (FrequencySketch.bytesFor(wanted) == sketch.byteSize()) {
+            sketchCapacity = wanted; // the ceiling: same table, longer sample period would do
+            return;
+        }
+        FrequencySketch grown = allocateSketch(wanted);
+        if (grown == null) {
+            sketchCapacity = wanted; // the budget holds records instead; do not try again soon
+            return;
+        }
+        release();
+        sketch = grown;
+        sketchBytes = grown.byteSize();
+        sketchCapacity = wanted;
+    }
+
+    /** The sketch block a hash counts in (for tests that aim collisions at it). */
+    public long sketchBlock(long hash) {
+        return sketch.blockOf(hash);
+    }
+
+    /** Bytes of the budget the sketch holds (any thread). */
+    public long sketchBytes() {
+        return sketchBytes;
+    }
+
+    private void release() {
+        long bytes = sketch.byteSize();
+        sketch.free();
+        budget.release(bytes);
+    }
+
+    /** Frees the sketch; the cache is closing. */
+    public void free() {
+        if (sketch != null) {
+            release();
+            sketch = null;
+            sketchBytes = 0;
+        }
+    }
+}

@@ -1,0 +1,245 @@
+package dev.larder.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.larder.Codecs;
+import dev.larder.Larder;
+import dev.larder.LarderCache;
+import java.util.SplittableRandom;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The W-TinyLFU policy through the public API: scan and flood resistance, loops, bounded work
+ * per eviction, hit rate under two threads.
+ */
+class EvictionPolicyTest {
+    private static final byte[] VALUE = {1};
+
+    private static LarderCache<Long, byte[]> cache(int entries) {
+        return Larder.newBuilder(Codecs.longs(), Codecs.bytes())
+                .maximumBytes(64L << 20)
+                .maximumEntries(entries)
+                .build();
+    }
+
+    /** Read-through: a miss inserts the key. Returns whether it was a hit. */
+    private static boolean access(LarderCache<Long, byte[]> cache, long key) {
+        if (cache.getIfPresent(key) != null) {
+            return true;
+        }
+        cache.put(key, VALUE);
+        return false;
+    }
+
+    private static Evictor evictor(LarderCache<Long, byte[]> cache) {
+        return ((NativeCache<?, ?>) cache).evictor;
+    }
+
+    private static int hotKeysPresent(LarderCache<Long, byte[]> cache, int hot) {
+        int present = 0;
+        for (long k = 0; k < hot; k++) {
+            present += cache.containsKey(k) ? 1 : 0;
+        }
+        return present;
+    }
+
+    @Test
+    void aFloodOfOneTimeKeysDoesNotPushTheHotSetOut() {
+        try (LarderCache<Long, byte[]> cache = cache(1_000)) {
+            int hot = 500;
+            for (int round = 0; round < 8; round++) {
+                for (long k = 0; k < hot; k++) {
+                    access(cache, k);
+                }
+            }
+            // A scan of one-time keys, four for every read of a hot key: each hot key is read
+            // again only after 2,000 new keys, twice the cache, so recency alone loses them all.
+            long hotKey = 0;
+            for (long k = 1_000_000; k < 1_200_000; k++) {
+                access(cache, k);
+                if (k % 4 == 0) {
+                    access(cache, hotKey++ % hot);
+                }
+            }
+            assertThat(hotKeysPresent(cache, hot))
+                    .as("hot keys left after a scan of 200,000 one-time keys")
+                    .isGreaterThanOrEqualTo(hot * 95 / 100);
+            assertThat(cache.size()).isLessThanOrEqualTo(1_000);
+        }
+    }
+
+    @Test
+    void aFloodOfKeysCollidingInTheSketchDoesNotPushTheHotSetOut() {
+        try (LarderCache<Long, byte[]> cache = cache(1_000)) {
+            NativeCache<?, ?> nc = (NativeCache<?, ?>) cache;
+            int hot = 500;
+            for (int round = 0; round < 8; round++) {
+                for (long k = 0; k < hot; k++) {
+                    access(cache, k);
+                }
+            }
+            // Flood keys whose hashes land in the same sketch blocks as hot keys, so their
+            // counters are shared with the hot set's: each is looked for among fresh keys.
+            java.util.Set<Long> hotBlocks = new java.util.HashSet<>();
+            for (long k = 0; k < hot; k++) {
+                hotBlocks.add(nc.policy.sketchBlock(hashOf(nc, k)));
+            }
+            int flooded = 0;
+            long hotKey = 0;
+            for (long k = 1_000_000; flooded < 50_000; k++) {
+                if (hotBlocks.contains(nc.policy.sketchBlock(hashOf(nc, k)))) {
+                    access(cache, k);
+                    access(cache, k); // twice, to look warmer than a one-time key
+                    if (++flooded % 2 == 0) {
+                        access(cache, hotKey++ % hot); // the hot set is still in use
+                    }
+                }
+            }
+            assertThat(hotKeysPresent(cache, hot))
+                    .as("hot keys left after 50,000 colliding keys, each seen twice")
+                    .isGreaterThanOrEqualTo(hot * 90 / 100);
+        }
+    }
+
+    private static long hashOf(NativeCache<?, ?> nc, long key) {
+        byte[] bytes = new byte[8];
+        java.lang.foreign.MemorySegment s = java.lang.foreign.MemorySegment.ofArray(bytes);
+        Codecs.longs().write(key, s, 0);
+        return dev.larder.internal.hash.KeyHash.hash(nc.seed, s, 0, 8);
+    }
+
+    @Test
+    void aLoopLargerThanTheCacheStillHits() {
+        int capacity = 1_000;
+        int loop = 1_200; // Bélády keeps capacity - 1 of each pass: about 83% hits
+        try (LarderCache<Long, byte[]> cache = cache(capacity)) {
+            long hits = 0;
+            long requests = 0;
+            for (int pass = 0; pass < 50; pass++) {
+                for (long k = 0; k < loop; k++) {
+                    hits += access(cache, k) ? 1 : 0;
+                    requests++;
+                }
+            }
+            double belady = (double) (capacity - 1) / loop;
+            assertThat((double) hits / requests)
+                    .as("loop hit rate, at least 80%% of the clairvoyant %.3f", belady)
+                    .isGreaterThanOrEqualTo(0.8 * belady);
+        }
+    }
+
+    @Test
+    void noAccessPatternMakesOneEvictionLookAtMoreThanAConstantNumberOfEntries() {
+        long bound = 2L * Evictor.MAX_REINSERTIONS + 2;
+        SplittableRandom random = new SplittableRandom(7);
+        // Every entry read before each insert: every record has its access count saturated.
+        try (LarderCache<Long, byte[]> cache = cache(2_000)) {
+            for (long k = 0; k < 2_000; k++) {
+                access(cache, k);
+            }
+            for (long next = 2_000; next < 20_000; next++) {
+                for (int r = 0; r < 4; r++) {
+                    for (long k = next - 2_000; k < next; k += 7) {
+                        cache.getIfPresent(k);
+                    }
+                }
+                access(cache, next);
+            }
+            assertThat(evictor(cache).maxExaminedPerEviction()).isBetween(1, (int) bound);
+        }
+        // A loop, a scan after a hot set, and random keys.
+        try (LarderCache<Long, byte[]> cache = cache(2_000)) {
+            for (int pass = 0; pass < 20; pass++) {
+                for (long k = 0; k < 2_500; k++) {
+                    access(cache, k);
+                }
+            }
+            for (long k = 0; k < 200_000; k++) {
+                access(cache, k % 100 == 0 ? k % 1_000 : 10_000 + k);
+            }
+            for (int i = 0; i < 200_000; i++) {
+                access(cache, random.nextLong(10_000));
+            }
+            assertThat(evictor(cache).maxExaminedPerEviction()).isBetween(1, (int) bound);
+        }
+    }
+
+    /**
+     * Each cache draws its own hash seed, which moves a run's hit rate by about a point either
+     * way (sketch collisions): three caches of each kind are averaged.
+     */
+    @Test
+    void twoThreadsOnAZipfWorkloadHitAboutAsOftenAsOne() throws InterruptedException {
+        int capacity = 2_000;
+        int keys = 100_000;
+        int requests = 1_000_000;
+        int runs = 3;
+        double single = 0;
+        double both = 0;
+        for (int run = 0; run < runs; run++) {
+            try (LarderCache<Long, byte[]> cache = cache(capacity)) {
+                single += zipfHits(cache, new ZipfKeys(keys, 0.99, run), requests) / (double) requests / runs;
+            }
+            try (LarderCache<Long, byte[]> cache = cache(capacity)) {
+                AtomicLong hits = new AtomicLong();
+                CountDownLatch start = new CountDownLatch(1);
+                Thread[] threads = new Thread[2];
+                for (int t = 0; t < threads.length; t++) {
+                    ZipfKeys zipf = new ZipfKeys(keys, 0.99, 100 + 2 * run + t);
+                    threads[t] = new Thread(() -> {
+                        try {
+                            start.await();
+                        } catch (InterruptedException e) {
+                            return;
+                        }
+                        hits.addAndGet(zipfHits(cache, zipf, requests / 2));
+                    });
+                    threads[t].start();
+                }
+                start.countDown();
+                for (Thread t : threads) {
+                    t.join();
+                }
+                both += hits.get() / (double) requests / runs;
+            }
+        }
+        assertThat(both)
+                .as("mean hit rate on two threads vs %.4f on one: concurrency costs at most a point", single)
+                .isGreaterThanOrEqualTo(single - 0.01);
+    }
+
+    private static long zipfHits(LarderCache<Long, byte[]> cache, ZipfKeys zipf, int requests) {
+        long hits = 0;
+        for (int i = 0; i < requests; i++) {
+            hits += access(cache, zipf.next()) ? 1 : 0;
+        }
+        return hits;
+    }
+
+    /** Keys 0..n-1 with probability proportional to 1/(rank+1)^s, by inverting the CDF. */
+    private static final class ZipfKeys {
+        private final double[] cdf;
+        private final SplittableRandom random;
+
+        ZipfKeys(int n, double s, long seed) {
+            cdf = new double[n];
+            double sum = 0;
+            for (int i = 0; i < n; i++) {
+                sum += 1 / Math.pow(i + 1, s);
+                cdf[i] = sum;
+            }
+            for (int i = 0; i < n; i++) {
+                cdf[i] /= sum;
+            }
+            random = new SplittableRandom(seed);
+        }
+
+        long next() {
+            int at = java.util.Arrays.binarySearch(cdf, random.nextDouble());
+            // Scatter ranks so that popular keys are not neighbours.
+            return ((at < 0 ? -at - 1 : at) * 0x9E3779B97F4A7C15L) >>> 20;
+        }
+    }
+}

@@ -1,0 +1,188 @@
+package dev.larder.internal.policy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+import java.util.List;
+import java.util.function.DoubleUnaryOperator;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.DoubleRange;
+import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.constraints.Size;
+import org.junit.jupiter.api.Test;
+
+/** Unit tests of the window-size hill climber, driven by synthetic hit-rate curves. */
+class HillClimberTest {
+
+    /** Feeds a climber periods of requests whose hit rate is a function of its window share. */
+    private static final class Workload {
+        final HillClimber climber;
+        long hits;
+        long misses;
+
+        Workload(HillClimber climber) {
+            this.climber = climber;
+        }
+
+        /** One sample period at the hit rate {@code curve} gives for the current share. */
+        boolean period(DoubleUnaryOperator curve) {
+            long requests = climber.samplePeriod();
+            long periodHits = Math.round(curve.applyAsDouble(climber.windowFraction()) * requests);
+            hits += periodHits;
+            misses += requests - periodHits;
+            return climber.record(hits, misses);
+        }
+
+        /** Runs {@code periods} periods; returns the least and greatest share of the last 50. */
+        double[] run(DoubleUnaryOperator curve, int periods) {
+            double low = Double.MAX_VALUE;
+            double high = -Double.MAX_VALUE;
+            for (int i = 0; i < periods; i++) {
+                period(curve);
+                double f = climber.windowFraction();
+                assertThat(f).isBetween(HillClimber.MIN_FRACTION, HillClimber.MAX_FRACTION);
+                if (i >= periods - 50) {
+                    low = Math.min(low, f);
+                    high = Math.max(high, f);
+                }
+            }
+            return new double[] {low, high};
+        }
+    }
+
+    /** A hit rate with one maximum, 0.7 at {@code best}; stays in [0, 1] for best in [0, 0.8]. */
+    private static DoubleUnaryOperator peakAt(double best) {
+        return f -> 0.7 - (f - best) * (f - best);
+    }
+
+    @Test
+    void startsAtOnePercentWithTheDocumentedSamplePeriod() {
+        assertThat(new HillClimber(1000).windowFraction()).isEqualTo(0.01);
+        assertThat(new HillClimber(1000).samplePeriod()).isEqualTo(10_000);
+        assertThat(new HillClimber(10).samplePeriod()).isEqualTo(1_000);
+        assertThat(new HillClimber(0).samplePeriod()).isEqualTo(1_000);
+        assertThat(new HillClimber(Long.MAX_VALUE).samplePeriod()).isPositive();
+        assertThatThrownBy(() -> new HillClimber(-1))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("capacity");
+    }
+
+    @Test
+    void noChangeBeforeAFullSamplePeriod() {
+        HillClimber climber = new HillClimber(1000);
+        long period = climber.samplePeriod();
+        // Called often with cumulative counts, as by the maintenance thread.
+        for (long requests = 0; requests < period; requests += 100) {
+            assertThat(climber.record(requests / 2, requests - requests / 2)).isFalse();
+        }
+        assertThat(climber.record(period / 2, period - period / 2 - 1)).isFalse();
+        assertThat(climber.windowFraction()).isEqualTo(0.01);
+        assertThat(climber.record(period / 2, period - period / 2)).isTrue();
+        assertThat(climber.windowFraction()).isCloseTo(0.01 + 0.0625, within(1e-12));
+        // The next period counts from this adjustment.
+        assertThat(climber.record(period, period - 1)).isFalse();
+        assertThat(climber.record(period, period)).isTrue();
+    }
+
+    @Test
+    void aPeriodLongerThanOneStillMakesOneStep() {
+        HillClimber climber = new HillClimber(1000);
+        assertThat(climber.record(50_000, 50_000)).isTrue();
+        assertThat(climber.windowFraction()).isCloseTo(0.0725, within(1e-12));
+    }
+
+    @Test
+    void keepsGoingWhileItImprovesAndTurnsBackWhenItGetsWorse() {
+        HillClimber climber = new HillClimber(1000);
+        Workload w = new Workload(climber);
+        w.period(f -> 0.5); // first period: up by 0.0625
+        assertThat(climber.windowFraction()).isCloseTo(0.0725, within(1e-12));
+        w.period(f -> 0.51); // better: up again, by 0.0625 × 0.98
+        assertThat(climber.windowFraction()).isCloseTo(0.0725 + 0.06125, within(1e-12));
+        w.period(f -> 0.50); // worse: back down, by 0.0625 × 0.98²
+        assertThat(climber.windowFraction()).isCloseTo(0.0725 + 0.06125 - 0.060025, within(1e-12));
+        w.period(f -> 0.50); // the same counts as no worse: keep going down
+        assertThat(climber.windowFraction()).isCloseTo(0.0725 + 0.06125 - 0.060025 - 0.0588245, within(1e-9));
+    }
+
+    @Test
+    void convergesNearASinglePeak() {
+        for (double best : new double[] {0.1, 0.3, 0.5}) {
+            Workload w = new Workload(new HillClimber(1000));
+            double[] range = w.run(peakAt(best), 400);
+            assertThat(range[0]).as("peak at %s", best).isCloseTo(best, within(0.05));
+            assertThat(range[1]).as("peak at %s", best).isCloseTo(best, within(0.05));
+        }
+    }
+
+    @Test
+    void aPeakAtZeroDrivesTheWindowToTheLowerBound() {
+        Workload w = new Workload(new HillClimber(1000));
+        double[] range = w.run(peakAt(0.0), 200);
+        assertThat(range[0]).isEqualTo(0.0);
+        assertThat(range[1]).isEqualTo(0.0);
+        // At the bound a step outward changes nothing.
+        assertThat(w.period(peakAt(0.0))).isFalse();
+    }
+
+    @Test
+    void aPeakBeyondTheUpperBoundStopsAtIt() {
+        Workload w = new Workload(new HillClimber(1000));
+        double[] range = w.run(f -> 0.3 + 0.5 * f, 200); // best at 1.0, past the bound
+        assertThat(range[0]).isEqualTo(0.8);
+        assertThat(range[1]).isEqualTo(0.8);
+    }
+
+    @Test
+    void readaptsWhenTheWorkloadChanges() {
+        Workload w = new Workload(new HillClimber(1000));
+        double[] settled = w.run(peakAt(0.05), 400);
+        assertThat(settled[0]).isCloseTo(0.05, within(0.05));
+        assertThat(settled[1]).isCloseTo(0.05, within(0.05));
+        // By now the step has decayed to almost nothing (0.0625 × 0.98^400 ≈ 2e-5); only the
+        // restart lets the climber cross to the new peak in a few dozen periods.
+        double[] moved = w.run(peakAt(0.6), 100);
+        assertThat(moved[0]).isCloseTo(0.6, within(0.05));
+        assertThat(moved[1]).isCloseTo(0.6, within(0.05));
+    }
+
+    @Test
+    void onlyAChangeOfMoreThanFivePointsRestartsTheStep() {
+        Workload w = new Workload(new HillClimber(1000));
+        DoubleUnaryOperator curve = peakAt(0.3);
+        w.run(curve, 400); // settled: the step has decayed to almost nothing
+        double before = w.climber.windowFraction();
+        w.period(f -> curve.applyAsDouble(f) + 0.03); // 3 points better: no restart
+        double afterSmall = w.climber.windowFraction();
+        assertThat(afterSmall).isCloseTo(before, within(0.001));
+        w.period(f -> curve.applyAsDouble(f) + 0.10); // 7 points better: restart at 6.25%
+        assertThat(w.climber.windowFraction()).isCloseTo(afterSmall, within(0.0626));
+        assertThat(Math.abs(w.climber.windowFraction() - afterSmall)).isGreaterThan(0.062);
+    }
+
+    @Test
+    void countersThatGoBackwardsStartANewPeriod() {
+        HillClimber climber = new HillClimber(1000);
+        assertThat(climber.record(9_000, 0)).isFalse();
+        assertThat(climber.record(0, 0)).isFalse(); // statistics reset
+        assertThat(climber.record(9_999, 0)).isFalse();
+        assertThat(climber.windowFraction()).isEqualTo(0.01);
+        assertThat(climber.record(10_000, 0)).isTrue();
+    }
+
+    @Property(tries = 300)
+    void staysWithinBounds(
+            @ForAll @IntRange(max = 100_000) int capacity,
+            @ForAll @Size(max = 300) List<@DoubleRange(min = 0.0, max = 1.0) Double> hitRates) {
+        Workload w = new Workload(new HillClimber(capacity));
+        for (double rate : hitRates) {
+            double before = w.climber.windowFraction();
+            boolean changed = w.period(f -> rate);
+            double after = w.climber.windowFraction();
+            assertThat(after).isBetween(0.0, 0.8);
+            assertThat(changed).isEqualTo(after != before);
+        }
+    }
+}
