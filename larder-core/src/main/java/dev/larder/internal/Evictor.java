@@ -72,6 +72,9 @@ final class Evictor {
     /** Bytes the current makeRoom call may still copy forward for compaction. */
     private long compactionAllowance;
 
+    /** Main records still to move to the window since the hill climber raised its target. */
+    private long transferQuota;
+
     private int windowReinsertions;
     private int mainReinsertions;
     /** Live records moved since the last eviction, and the most one eviction needed. */
@@ -119,6 +122,7 @@ final class Evictor {
                     reclaim(); // retired pages and evicted large values count only once freed
                 }
                 if (met(goal, bytes, batch)) {
+                    promoteExcess();
                     return true;
                 }
                 check = false;
@@ -170,6 +174,28 @@ final class Evictor {
         return met(goal, bytes, 1);
     }
 
+    /**
+     * Once the evictions a writer needed are done, the window's records beyond its target move
+     * to main unopposed, as a W-TinyLFU window's overflow does. The candidates of the duels
+     * were the window's oldest records, so in the steady state nothing is left over; but a
+     * window that grew past its target (while the cache filled, or when the target shrank)
+     * would otherwise keep its excess forever, each candidate that loses being replaced by a
+     * new record.
+     */
+    private void promoteExcess() {
+        for (int steps = 256; steps > 0 && windowOverTarget(); steps--) {
+            LogCursor.Next next = findCandidate(false);
+            if (next == LogCursor.Next.RECORD) {
+                fromWindow(false, false);
+            } else if (next == LogCursor.Next.PAGE_RETIRED) {
+                retire(window.retiredPage);
+            } else {
+                break;
+            }
+        }
+        examined = 0; // promotions are not evictions
+    }
+
     private boolean hasRetired() {
         return retiredCount > 0 || cache.large.hasRetired() || cache.hasRetiredTables();
     }
@@ -210,17 +236,23 @@ final class Evictor {
             dropDead(cursor, 256);
         }
         dropDead(main, 256);
-        for (int steps = 256; steps > 0 && windowOverTarget() && !full(); steps--) {
-            LogCursor.Next next = findCandidate(false);
+        if (!full()) {
+            promoteExcess();
+        }
+        // A window below its target (the hill climber raised it) takes main's oldest records,
+        // so the new split shows in the hit rate at once and the climber can judge it.
+        for (int steps = 256; steps > 0 && transferQuota > 0 && windowUnderTarget(); steps--) {
+            transferQuota--;
+            LogCursor.Next next = main.next(false);
             if (next == LogCursor.Next.RECORD) {
-                fromWindow(false, false);
+                act(main, hashOf(main), Action.MOVE, PageStore.WINDOW, main.access());
             } else if (next == LogCursor.Next.PAGE_RETIRED) {
-                retire(window.retiredPage);
+                retire(main.retiredPage);
             } else {
                 break;
             }
         }
-        examined = 0; // promotions are not evictions
+        examined = 0; // promotions and transfers are not evictions
         if (!store.writerCanTakePages(pageBatch())) {
             makeRoom(Goal.PAGE, 0); // keep a batch of pages free, so writers rarely wait
         }
@@ -275,14 +307,44 @@ final class Evictor {
 
     /** Whether the window holds more entries than the policy wants it to. */
     private boolean windowOverTarget() {
-        long capacity = cache.maximumEntries != Long.MAX_VALUE ? cache.maximumEntries : cache.entries.get();
-        return cache.windowEntries.sum() > policy.windowTarget(capacity);
+        return windowOverTarget(0);
     }
 
-    /** Whether admitting a record to main now needs an eviction. */
+    /** Whether the window holds fewer entries than its target, by more than one. */
+    private boolean windowUnderTarget() {
+        return cache.windowEntries.sum() < policy.windowTarget(capacity()) - 1;
+    }
+
+    /** Entries the cache holds when full: its bound, or (bounded by bytes) what it holds now. */
+    private long capacity() {
+        return cache.maximumEntries != Long.MAX_VALUE ? cache.maximumEntries : cache.entries.get();
+    }
+
+    /**
+     * Feeds the cache's hits and misses to the hill climber; when it raises the window's target,
+     * that many of main's oldest records are to move to the window (the routine pass moves
+     * them). The window dipping below its target otherwise (after a batch of evictions, say)
+     * moves nothing: main's records would be demoted for no reason.
+     */
+    void adapt(long hits, long misses) {
+        long before = policy.windowTarget(capacity());
+        policy.adapt(hits, misses);
+        long after = policy.windowTarget(capacity());
+        transferQuota = after > before ? transferQuota + (after - before) : 0;
+    }
+
+    private boolean windowOverTarget(int slack) {
+        return cache.windowEntries.sum() > policy.windowTarget(capacity()) + slack;
+    }
+
+    /**
+     * Whether the cache is full enough that records must win a duel to enter main: within an
+     * eviction batch of its bound (after a batch of evictions the cache is a batch below the
+     * bound, and the next inserts must not slip into main unopposed).
+     */
     private boolean full() {
         return cache.maximumEntries != Long.MAX_VALUE
-                ? cache.entries.get() >= cache.maximumEntries
+                ? cache.entries.get() >= cache.maximumEntries - entryBatch()
                 : !store.writerCanTakePages(2 * pageBatch());
     }
 
@@ -478,8 +540,8 @@ final class Evictor {
                 }
                 if (action == Action.MOVE
                         && copyForward(shard, slot, location, segment, h, recordBytes, toQueue, access)) {
-                    if (queue == PageStore.WINDOW && toQueue == PageStore.MAIN) {
-                        cache.windowEntries.decrement();
+                    if (queue != toQueue) {
+                        cache.windowEntries.add(toQueue == PageStore.WINDOW ? 1 : -1);
                     }
                     return Step.MOVED;
                 }

@@ -843,7 +843,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
     /** Under the maintenance lock: counts the buffered accesses and lets the policy adapt. */
     private void drainAccesses() {
         accesses.drainTo(countAccess);
-        policy.adapt(stats.hits.sum(), stats.misses.sum());
+        evictor.adapt(stats.hits.sum(), stats.misses.sum());
         policy.ensureCapacity(entries.get());
     }
 

@@ -28,6 +28,13 @@ public final class FrequencySketch {
     /** The largest table: 1 GiB, 2^31 counters; enough for 2^28 entries at 4 bytes each. */
     public static final long MAX_BYTES = 1L << 30;
 
+    /**
+     * The smallest table: below 1,024 entries, 4 bytes per entry are too few counters to rank
+     * keys (a 20-entry cache would get one block, where every key collides with every other:
+     * the cpp trace at 20 entries measured 1.7% hits with it, 18% with this floor).
+     */
+    static final long MIN_BYTES = 4096;
+
     private static final long ONE_BITS_CLEARED = 0x7777_7777_7777_7777L;
     private static final int MIN_SAMPLE_CAPACITY = 16;
 
@@ -52,7 +59,7 @@ public final class FrequencySketch {
     /**
      * The table size for {@code capacity} entries: 4 bytes per entry rounded down to whole
      * 64-byte blocks (any number of blocks: a key's block is picked by multiplying, not
-     * masking, so no power-of-two rounding halves the table); at least one block and at most
+     * masking, so no power-of-two rounding halves the table); at least {@link #MIN_BYTES} and at most
      * {@link #MAX_BYTES} (1 GiB). Above 2^28 entries the ceiling gives less than 4 bytes per
      * entry, and the estimates get coarser.
      */
@@ -61,7 +68,7 @@ public final class FrequencySketch {
             throw new IllegalArgumentException("capacity must not be negative: " + capacity);
         }
         long wanted = capacity >= MAX_BYTES / 4 ? MAX_BYTES : 4 * capacity;
-        return Math.max(BLOCK_BYTES, wanted / BLOCK_BYTES * BLOCK_BYTES);
+        return Math.max(MIN_BYTES, wanted / BLOCK_BYTES * BLOCK_BYTES);
     }
 
     /** Bytes in the counter table. */

@@ -5,7 +5,9 @@ package dev.larder.internal.policy;
  * hit rate: once per sample period it compares the period's hit rate with the previous one's,
  * keeps stepping the same way if it did not get worse and turns back if it did.
  *
- * <p>Steps start at 6.25% of the cache and shrink by 2% per adjustment, so the window settles
+ * <p>The first step shrinks the window: frequency usually beats recency, and a window grown
+ * for nothing costs a loop or scan workload its hits while the climber finds out (the flat hit
+ * rate of a loop would otherwise walk the window up to its bound). Steps start at 6.25% of the cache and shrink by 2% per adjustment, so the window settles
  * near the best share instead of swinging around it forever. A hit rate that moved by more than
  * 5 points between periods means the workload changed, not the window: the step restarts at
  * 6.25% so the climber can travel to the new best share quickly.
@@ -29,7 +31,7 @@ public final class HillClimber {
     private final long samplePeriod;
     private double fraction = INITIAL_FRACTION;
     /** Signed: the direction of the last step and the size of the next. */
-    private double step = INITIAL_STEP;
+    private double step = -INITIAL_STEP;
 
     private double previousHitRate = Double.NaN;
     private long periodStartHits;
@@ -83,7 +85,7 @@ public final class HillClimber {
     private boolean adjust(double hitRate) {
         double previous = previousHitRate;
         previousHitRate = hitRate;
-        if (!Double.isNaN(previous)) { // the first period has nothing to compare: step up
+        if (!Double.isNaN(previous)) { // the first period has nothing to compare: step down
             if (hitRate < previous) {
                 step = -step;
             }

@@ -258,20 +258,23 @@ class FrequencySketchTest {
             long capacity = i < 25 ? 16L << i : 16 + random.nextLong((1L << 28) - 15);
             long bytes = FrequencySketch.bytesFor(capacity);
             assertThat(bytes % 64).as("whole blocks for %d", capacity).isZero();
-            assertThat(bytes).as("bytes for %d", capacity).isBetween(4 * capacity - 63, 4 * capacity);
+            if (capacity >= 1024) {
+                assertThat(bytes).as("bytes for %d", capacity).isBetween(4 * capacity - 63, 4 * capacity);
+            } else {
+                assertThat(bytes).as("the floor for %d", capacity).isEqualTo(4096);
+            }
         }
-        assertThat(FrequencySketch.bytesFor(16)).isEqualTo(64);
-        assertThat(FrequencySketch.bytesFor(17)).isEqualTo(64);
-        assertThat(FrequencySketch.bytesFor(32)).isEqualTo(128);
-        assertThat(FrequencySketch.bytesFor(1000)).isEqualTo(3968);
+        assertThat(FrequencySketch.bytesFor(16)).isEqualTo(4096);
+        assertThat(FrequencySketch.bytesFor(1000)).isEqualTo(4096);
         assertThat(FrequencySketch.bytesFor(1024)).isEqualTo(4096);
+        assertThat(FrequencySketch.bytesFor(1040)).isEqualTo(4160);
     }
 
     @Test
-    void bytesForHasAFloorOfOneBlockAndACeilingOfOneGiB() {
-        assertThat(FrequencySketch.bytesFor(0)).isEqualTo(64);
-        assertThat(FrequencySketch.bytesFor(1)).isEqualTo(64);
-        assertThat(FrequencySketch.bytesFor(15)).isEqualTo(64);
+    void bytesForHasAFloorOfFourKibAndACeilingOfOneGiB() {
+        assertThat(FrequencySketch.bytesFor(0)).isEqualTo(4096);
+        assertThat(FrequencySketch.bytesFor(1)).isEqualTo(4096);
+        assertThat(FrequencySketch.bytesFor(15)).isEqualTo(4096);
         assertThat(FrequencySketch.bytesFor((1L << 28) - 16)).isEqualTo((1L << 30) - 64);
         assertThat(FrequencySketch.bytesFor(1L << 28)).isEqualTo(1L << 30);
         assertThat(FrequencySketch.bytesFor(1L << 29)).isEqualTo(1L << 30);

@@ -80,31 +80,36 @@ class HillClimberTest {
         assertThat(climber.record(period / 2, period - period / 2 - 1)).isFalse();
         assertThat(climber.windowFraction()).isEqualTo(0.01);
         assertThat(climber.record(period / 2, period - period / 2)).isTrue();
-        assertThat(climber.windowFraction()).isCloseTo(0.01 + 0.0625, within(1e-12));
-        // The next period counts from this adjustment.
-        assertThat(climber.record(period, period - 1)).isFalse();
-        assertThat(climber.record(period, period)).isTrue();
+        assertThat(climber.windowFraction()).isEqualTo(0.0); // down, to the bound
+        // The next period counts from this adjustment; its hit rate is worse, so it turns up.
+        long hits = period / 2 + period / 4;
+        long misses = period - period / 2 + period - period / 4;
+        assertThat(climber.record(hits, misses - 1)).isFalse();
+        assertThat(climber.record(hits, misses)).isTrue();
+        assertThat(climber.windowFraction()).isGreaterThan(0.0);
     }
 
     @Test
     void aPeriodLongerThanOneStillMakesOneStep() {
         HillClimber climber = new HillClimber(1000);
         assertThat(climber.record(50_000, 50_000)).isTrue();
-        assertThat(climber.windowFraction()).isCloseTo(0.0725, within(1e-12));
+        assertThat(climber.windowFraction()).isEqualTo(0.0); // one step down, to the bound
     }
 
     @Test
     void keepsGoingWhileItImprovesAndTurnsBackWhenItGetsWorse() {
         HillClimber climber = new HillClimber(1000);
         Workload w = new Workload(climber);
-        w.period(f -> 0.5); // first period: up by 0.0625
-        assertThat(climber.windowFraction()).isCloseTo(0.0725, within(1e-12));
-        w.period(f -> 0.51); // better: up again, by 0.0625 × 0.98
-        assertThat(climber.windowFraction()).isCloseTo(0.0725 + 0.06125, within(1e-12));
-        w.period(f -> 0.50); // worse: back down, by 0.0625 × 0.98²
-        assertThat(climber.windowFraction()).isCloseTo(0.0725 + 0.06125 - 0.060025, within(1e-12));
-        w.period(f -> 0.50); // the same counts as no worse: keep going down
-        assertThat(climber.windowFraction()).isCloseTo(0.0725 + 0.06125 - 0.060025 - 0.0588245, within(1e-9));
+        w.period(f -> 0.5); // first period: down by 0.0625, to the bound
+        assertThat(climber.windowFraction()).isEqualTo(0.0);
+        w.period(f -> 0.49); // worse: turn back up, by 0.0625 × 0.98
+        assertThat(climber.windowFraction()).isCloseTo(0.06125, within(1e-12));
+        w.period(f -> 0.50); // better: up again, by 0.0625 × 0.98²
+        assertThat(climber.windowFraction()).isCloseTo(0.06125 + 0.060025, within(1e-12));
+        w.period(f -> 0.50); // the same counts as no worse: keep going up
+        assertThat(climber.windowFraction()).isCloseTo(0.06125 + 0.060025 + 0.0588245, within(1e-9));
+        w.period(f -> 0.49); // worse: back down
+        assertThat(climber.windowFraction()).isCloseTo(0.06125 + 0.060025 + 0.0588245 - 0.05764801, within(1e-9));
     }
 
     @Test
