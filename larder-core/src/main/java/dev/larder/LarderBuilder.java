@@ -4,6 +4,8 @@ import dev.larder.internal.CacheConfig;
 import dev.larder.internal.NativeCache;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
 
 /**
  * Configures and builds a cache. Every setting has a sensible default except the memory
@@ -25,6 +27,7 @@ public final class LarderBuilder<K, V> {
     private int concurrencyLevel = -1;
     private Ticker ticker = Ticker.system();
     private RemovalListener<? super K, ? super V> removalListener;
+    private Executor executor = ForkJoinPool.commonPool();
 
     LarderBuilder(Codec<K> keyCodec, Codec<V> valueCodec) {
         this.keyCodec = Objects.requireNonNull(keyCodec, "keyCodec");
@@ -114,6 +117,19 @@ public final class LarderBuilder<K, V> {
         return this;
     }
 
+    /**
+     * Where maintenance runs: eviction between the low and high watermarks, counting reads in
+     * the frequency sketch, dropping expired entries, delivering their removals to the listener.
+     * Default {@link ForkJoinPool#commonPool()}. A writer still evicts on its own thread when
+     * memory is at the high watermark (no free page, or the entry bound reached), so a slow or
+     * saturated executor costs latency, never the bound. {@code Runnable::run} runs maintenance
+     * on the calling thread when it is due: deterministic, for tests and simulations.
+     */
+    public LarderBuilder<K, V> executor(Executor executor) {
+        this.executor = Objects.requireNonNull(executor, "executor");
+        return this;
+    }
+
     /** Builds the cache. */
     public LarderCache<K, V> build() {
         return NativeCache.create(config(), null);
@@ -165,7 +181,8 @@ public final class LarderBuilder<K, V> {
                 expireAfterAccessNanos,
                 concurrencyLevel,
                 ticker,
-                removalListener);
+                removalListener,
+                executor);
     }
 
     private static long positiveNanos(String name, Duration duration) {

@@ -71,7 +71,7 @@ public final class MemoryEstimator {
             long perPage = Math.max(1, (long) (sizing.pageSize() / Math.ceil(record)));
             long pageBytes = (entries + perPage - 1) / perPage * sizing.pageSize();
             // Each writer stripe and the evictor's two stripes (window and main) hold one partly
-            // filled page, and the evictor
+            // filled page, and maintenance
             // keeps a batch of pages free (1/64 of them, 1 to 16) so writers rarely wait.
             long batch = Math.max(1, Math.min(16, budget / sizing.pageSize() / 64));
             long slack = pageBytes - recordBytes + (sizing.writerStripes() + 2 + batch + 1) * sizing.pageSize();

@@ -70,6 +70,7 @@ class BasicOperationsTest {
                 .removalListener((k, v, cause) -> {
                     if (cause == RemovalCause.SIZE) evicted.incrementAndGet();
                 })
+                .executor(Runnable::run) // every notice delivered before the count is compared
                 .build()) {
             for (int i = 0; i < 50_000; i++) {
                 c.put("key-" + i, value(i, 200));

@@ -3,6 +3,7 @@ package dev.larder.internal;
 import dev.larder.Codec;
 import dev.larder.RemovalListener;
 import dev.larder.Ticker;
+import java.util.concurrent.Executor;
 
 /**
  * The validated settings of one cache, as the builder hands them over. Negative numbers mean
@@ -19,4 +20,5 @@ public record CacheConfig<K, V>(
         long expireAfterAccessNanos,
         int concurrencyLevel,
         Ticker ticker,
-        RemovalListener<? super K, ? super V> removalListener) {}
+        RemovalListener<? super K, ? super V> removalListener,
+        Executor executor) {}

@@ -149,7 +149,8 @@ final class Evictor {
                     }
                     continue;
                 }
-                case EVICTED, DROPPED -> check = goal != Goal.PAGE; // an entry slot, or a large value
+                // An entry slot, or budget: an evicted large value's extent frees it for pages too.
+                case EVICTED, DROPPED -> check = goal != Goal.PAGE || cache.large.hasRetired();
                 case PAGE_RETIRED -> {
                     check = true;
                     // Pages freed here may go straight to other writers: once a batch is freed,
@@ -186,7 +187,9 @@ final class Evictor {
         for (int steps = 256; steps > 0 && windowOverTarget(); steps--) {
             LogCursor.Next next = findCandidate(false);
             if (next == LogCursor.Next.RECORD) {
-                fromWindow(false, false);
+                if (promote() == Step.KEPT) {
+                    break; // no room to move it
+                }
             } else if (next == LogCursor.Next.PAGE_RETIRED) {
                 retire(window.retiredPage);
             } else {
@@ -226,11 +229,13 @@ final class Evictor {
     }
 
     /**
-     * The routine pass run now and then: drop the expired and dead records at the oldest end of
-     * both queues, move the window's overflow to main while the cache has room for it, keep a
-     * few pages free, and free what waits for a grace period.
+     * The maintenance pass (on the cache's executor, when writes brought memory to the low
+     * watermark, and every 64 writes of a thread): drop the expired and dead records at the
+     * oldest end of the queues, move the window's overflow to main while the cache has room for
+     * it, apply the hill climber's window changes, evict down to the low watermark, and free
+     * what waits for a grace period.
      */
-    void routine() {
+    void routine(boolean freePages) {
         expirePages(4);
         for (LogCursor cursor : windows) {
             dropDead(cursor, 256);
@@ -245,7 +250,9 @@ final class Evictor {
             transferQuota--;
             LogCursor.Next next = main.next(false);
             if (next == LogCursor.Next.RECORD) {
-                act(main, hashOf(main), Action.MOVE, PageStore.WINDOW, main.access());
+                if (act(main, hashOf(main), Action.MOVE_IF_ROOM, PageStore.WINDOW, main.access()) == Step.KEPT) {
+                    break; // no room to move it
+                }
             } else if (next == LogCursor.Next.PAGE_RETIRED) {
                 retire(main.retiredPage);
             } else {
@@ -253,10 +260,20 @@ final class Evictor {
             }
         }
         examined = 0; // promotions and transfers are not evictions
-        if (!store.writerCanTakePages(pageBatch())) {
-            makeRoom(Goal.PAGE, 0); // keep a batch of pages free, so writers rarely wait
+        // Up to the low watermark, so writers rarely wait for a page: a batch free, when a writer
+        // that took a page found fewer left. (Not on every pass: large values take the budget
+        // too, and a pass that evicted to keep pages free while writers allocate values would
+        // hand them the budget and evict again. The entry bound is left to writers: evicting
+        // ahead of it would keep the cache below it.)
+        if (freePages && !store.writerCanTakePages(lowWatermarkPages())) {
+            makeRoom(Goal.PAGE, 0);
         }
         reclaim();
+    }
+
+    /** Free pages below which maintenance is due (the low watermark): a batch. */
+    int lowWatermarkPages() {
+        return pageBatch();
     }
 
     /** An explicit cleanUp: the routine pass, then every retired page and extent freed. */
@@ -302,7 +319,10 @@ final class Evictor {
     private enum Action {
         KEEP,
         EVICT,
-        MOVE
+        /** Copy, or evict if there is no room for the copy (memory is needed). */
+        MOVE,
+        /** Copy, or keep if there is no room (housekeeping, which must never cost an entry). */
+        MOVE_IF_ROOM
     }
 
     /** Whether the window holds more entries than the policy wants it to. */
@@ -357,9 +377,12 @@ final class Evictor {
     private Step evictStep(boolean compact) {
         // Writers' active page is left alone while main has records: sealing it would send
         // every writer for a fresh page after each eviction.
-        LogCursor.Next next = findCandidate(false);
+        // Compaction frees pages without evicting: the window gives up only its excess (moved to
+        // main), and main's oldest records are copied forward.
+        boolean compactOnly = compact && !windowOverTarget();
+        LogCursor.Next next = compactOnly ? LogCursor.Next.NOTHING : findCandidate(false);
         if (next == LogCursor.Next.RECORD) {
-            return fromWindow(true, compact && windowOverTarget());
+            return fromWindow(compact);
         }
         if (next != LogCursor.Next.NOTHING) {
             return passed(window, next);
@@ -373,7 +396,7 @@ final class Evictor {
         }
         next = findCandidate(true);
         if (next == LogCursor.Next.RECORD) {
-            return fromWindow(true, compact && windowOverTarget());
+            return fromWindow(compact && windowOverTarget());
         }
         return passed(window, next);
     }
@@ -419,20 +442,31 @@ final class Evictor {
         };
     }
 
+    /** Moves the window's candidate to main unopposed if there is room (else keeps it). */
+    private Step promote() {
+        long hash = hashOf(window);
+        if (window.access() > 0 && windowReinsertions < MAX_REINSERTIONS) {
+            Step step = act(window, hash, Action.MOVE_IF_ROOM, PageStore.WINDOW, 0);
+            windowReinsertions += step == Step.MOVED ? 1 : 0;
+            return step;
+        }
+        return act(window, hash, Action.MOVE_IF_ROOM, PageStore.MAIN, 0);
+    }
+
     /**
-     * The window's oldest record: a second chance in the window if it was read there, else a
-     * candidate, which meets main's victim when {@code duel} (the cache is full) and moves to
-     * main unopposed otherwise (or when {@code compact}). A candidate that wins moves to main if
-     * the window is over its target and back to the window's head if not; the loser is evicted.
+     * The window's oldest record when memory or an entry slot is needed: a second chance in the
+     * window if it was read there, else a candidate, which meets main's victim (or, when {@code
+     * compact}, moves to main unopposed). A candidate that wins moves to main if the window is
+     * over its target and back to the window's head if not; the loser is evicted.
      */
-    private Step fromWindow(boolean duel, boolean compact) {
+    private Step fromWindow(boolean compact) {
         long hash = hashOf(window);
         if (window.access() > 0 && windowReinsertions < MAX_REINSERTIONS) {
             Step step = act(window, hash, Action.MOVE, PageStore.WINDOW, 0);
             windowReinsertions += step == Step.MOVED ? 1 : 0;
             return step;
         }
-        if (!duel || compact) {
+        if (compact) {
             return act(window, hash, Action.MOVE, PageStore.MAIN, 0);
         }
         LogCursor.Next next = main.next(true);
@@ -538,12 +572,15 @@ final class Evictor {
                 if (action == Action.KEEP) {
                     return Step.KEPT;
                 }
-                if (action == Action.MOVE
+                if (action != Action.EVICT
                         && copyForward(shard, slot, location, segment, h, recordBytes, toQueue, access)) {
                     if (queue != toQueue) {
                         cache.windowEntries.add(toQueue == PageStore.WINDOW ? 1 : -1);
                     }
                     return Step.MOVED;
+                }
+                if (action == Action.MOVE_IF_ROOM) {
+                    return Step.KEPT;
                 }
             }
             cause = expired ? RemovalCause.EXPIRED : RemovalCause.SIZE;

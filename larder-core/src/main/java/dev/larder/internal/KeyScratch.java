@@ -20,6 +20,9 @@ final class KeyScratch {
      */
     final RecordLayout.Header header = new RecordLayout.Header();
 
+    /** Writes by this thread, to run the routine maintenance every so many (deterministically). */
+    int writes;
+
     private boolean inUse;
 
     private KeyScratch(int capacity) {

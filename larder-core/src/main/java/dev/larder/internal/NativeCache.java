@@ -34,7 +34,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
@@ -98,6 +100,12 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
     private final ReadBuffer accesses;
 
     private final LongConsumer countAccess;
+    private final Executor executor;
+    private final AtomicBoolean maintenanceScheduled = new AtomicBoolean();
+    /** Set by a writer that took a page and found few left: maintenance then frees a batch. */
+    private volatile boolean pagesWanted;
+
+    private final Runnable maintenanceTask = this::maintain;
     final RemovalListener<? super K, ? super V> listener;
     final Ticker ticker;
     final long expireAfterWriteNanos;
@@ -160,6 +168,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         this.evictor = new Evictor(this, policy);
         this.accesses = new ReadBuffer(2 * CacheSizing.ceilPow2(cores), ACCESS_BUFFER);
         this.countAccess = policy::record;
+        this.executor = config.executor();
     }
 
     /** Accesses a reader stripe holds before they are counted (or, when it is full, dropped). */
@@ -571,7 +580,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                 makeRoom(Evictor.Goal.BYTES, shard.growthBytes());
             } else {
                 countWrite(hash);
-                maybeMaintain();
+                afterWrite(ks, offset == 0);
                 return outcome;
             }
         }
@@ -777,21 +786,56 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         deliver(removed);
     }
 
-    /** Amortized maintenance: now and then a writer drains expired entries and keeps pages free. */
-    private void maybeMaintain() {
-        if ((ThreadLocalRandom.current().nextInt() & 63) != 0 || insideReader()) {
+    /**
+     * Schedules maintenance when a write took a fresh page and few are left (the low watermark)
+     * and, for expiry and the policy's housekeeping, after every 64
+     * writes of a thread. Writers wait for eviction only at the high watermark: no page to
+     * append to, or no entry slot (see {@link #makeRoom}).
+     */
+    private void afterWrite(KeyScratch ks, boolean freshPage) {
+        if (insideReader()) {
             return;
         }
-        if (!maintenanceLock.tryLock()) {
+        // Free pages only go when a writer takes one: look at the watermark then, not on every
+        // write (large values use the budget too, and must not make every write evict).
+        boolean pagesLow = freshPage && store.lowOnPages(evictor.lowWatermarkPages());
+        if (pagesLow) {
+            pagesWanted = true;
+        }
+        if (pagesLow || (++ks.writes & 63) == 0) {
+            scheduleMaintenance();
+        }
+    }
+
+    /** Hands the maintenance task to the executor unless it is already scheduled. */
+    void scheduleMaintenance() {
+        if (maintenanceScheduled.get() || !maintenanceScheduled.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            executor.execute(maintenanceTask);
+        } catch (RuntimeException rejected) {
+            // A shut-down or saturated executor: writers evict on their own at the high watermark.
+            maintenanceScheduled.set(false);
+        }
+    }
+
+    /** The maintenance task: drain the access buffers, expire, evict down to the low watermark. */
+    private void maintain() {
+        maintenanceScheduled.set(false);
+        if (closed) {
             return;
         }
         List<Evictor.Removal> removed;
+        maintenanceLock.lock();
         try {
             if (closed) {
                 return;
             }
             drainAccesses();
-            evictor.routine();
+            boolean freePages = pagesWanted;
+            pagesWanted = false;
+            evictor.routine(freePages);
             removed = evictor.takeRemovals();
         } finally {
             maintenanceLock.unlock();

@@ -436,6 +436,15 @@ public final class PageStore {
         }
     }
 
+    /**
+     * Whether writers could take fewer than {@code n} pages without eviction, read without the
+     * lock: an approximation for deciding when to schedule maintenance, on every write.
+     */
+    public boolean lowOnPages(int n) {
+        long allocatable = Math.min(unusedCount, budget.available() / pageSize);
+        return freeCount - writerReserve + allocatable < n;
+    }
+
     /** Whether a writer could take a page now without eviction. */
     public boolean writerCanTakePage() {
         return writerCanTakePages(1);

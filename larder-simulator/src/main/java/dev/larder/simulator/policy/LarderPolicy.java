@@ -6,8 +6,10 @@ import dev.larder.LarderCache;
 
 /**
  * The real Larder cache through its public API: {@code maximumEntries(capacity)} with a byte
- * budget large enough that only the entry bound binds, long keys and a 1-byte value. A hit is a
- * non-null {@code getIfPresent}; a miss is followed by a {@code put}.
+ * budget large enough that only the entry bound binds, long keys and a 1-byte value, and its
+ * maintenance run on the calling thread (as Caffeine's column is), so a replay is deterministic
+ * for a given hash seed. A hit is a non-null {@code getIfPresent}; a miss is followed by a
+ * {@code put}.
  *
  * <p>This is the only class of the simulator that knows Larder; a direct adapter to the
  * eviction policy can replace it without touching the rest.
@@ -31,6 +33,7 @@ public final class LarderPolicy implements Policy {
         this.cache = Larder.newBuilder(Codecs.longs(), Codecs.bytes())
                 .maximumBytes(Math.max(MIN_BUDGET, capacity * BYTES_PER_ENTRY))
                 .maximumEntries(capacity)
+                .executor(Runnable::run) // maintenance on the calling thread: deterministic
                 .build();
     }
 
