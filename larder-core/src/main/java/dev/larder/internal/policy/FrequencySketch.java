@@ -49,7 +49,22 @@ public final class FrequencySketch {
      * memory aligned to a cache line.
      */
     public FrequencySketch(long capacity) {
-        long bytes = bytesFor(capacity);
+        this(capacity, bytesFor(capacity));
+    }
+
+    /**
+     * A sketch of {@code bytes} bytes (whole 64-byte blocks, at most {@link #MAX_BYTES}) whose
+     * aging period is still that of a cache of {@code capacity} entries. For measuring what a
+     * table other than {@link #bytesFor(long)} costs, e.g. the ceiling's 1.07 bytes per entry at
+     * a billion entries; the cache itself uses the one-argument constructor's size.
+     */
+    public FrequencySketch(long capacity, long bytes) {
+        if (capacity < 0) {
+            throw new IllegalArgumentException("capacity must not be negative: " + capacity);
+        }
+        if (bytes < BLOCK_BYTES || bytes > MAX_BYTES || bytes % BLOCK_BYTES != 0) {
+            throw new IllegalArgumentException("bytes must be whole 64-byte blocks, 64 to " + MAX_BYTES + ": " + bytes);
+        }
         this.sampleSize = 10 * Math.min(Math.max(capacity, MIN_SAMPLE_CAPACITY), Long.MAX_VALUE / 10);
         this.block = NativeMemory.allocate(bytes, BLOCK_BYTES);
         this.table = block.segment();

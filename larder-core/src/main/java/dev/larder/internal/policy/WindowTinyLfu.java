@@ -19,6 +19,17 @@ public final class WindowTinyLfu {
      */
     static final int WARM = 6;
 
+    /**
+     * An experiment knob, not an API: the system property {@code larder.sketchScale} (read once,
+     * when this class loads; default 1.0) multiplies every sketch's size, in whole 64-byte blocks,
+     * at least one block and at most {@link FrequencySketch#MAX_BYTES}. It exists to measure what
+     * a table smaller than 4 bytes per entry costs in hit rate: at a billion entries the 1 GiB
+     * ceiling leaves 1.07 bytes per entry, which {@code -Dlarder.sketchScale=0.27} reproduces at
+     * any size of 1,024 entries or more (see docs/sketch-ceiling.md). A value that is not a
+     * positive finite number is ignored.
+     */
+    static final double SKETCH_SCALE = parseScale(System.getProperty("larder.sketchScale"));
+
     private final MemoryBudget budget;
     private FrequencySketch sketch;
     private long sketchCapacity;
@@ -43,7 +54,8 @@ public final class WindowTinyLfu {
         }
         if (allocated == null) {
             throw new IllegalArgumentException("maximumBytes (" + budget.maximum()
-                    + ") leaves no room for the frequency sketch of " + FrequencySketch.bytesFor(16) + " bytes");
+                    + ") leaves no room for the frequency sketch of " + sketchBytesFor(16, SKETCH_SCALE)
+                    + " bytes");
         }
         this.sketch = allocated;
         this.sketchBytes = allocated.byteSize();
@@ -52,12 +64,12 @@ public final class WindowTinyLfu {
     }
 
     private FrequencySketch allocateSketch(long capacity) {
-        long bytes = FrequencySketch.bytesFor(capacity);
+        long bytes = sketchBytesFor(capacity, SKETCH_SCALE);
         if (!budget.tryReserve(bytes)) {
             return null;
         }
         try {
-            return new FrequencySketch(capacity);
+            return new FrequencySketch(capacity, bytes);
         } catch (RuntimeException | Error e) {
             budget.release(bytes);
             throw e;
@@ -116,7 +128,7 @@ public final class WindowTinyLfu {
             return;
         }
         long wanted = Math.max(sketchCapacity * 2, entries);
-        if (FrequencySketch.bytesFor(wanted) == sketch.byteSize()) {
+        if (sketchBytesFor(wanted, SKETCH_SCALE) == sketch.byteSize()) {
             sketchCapacity = wanted; // the ceiling: same table, longer sample period would do
             return;
         }
@@ -129,6 +141,34 @@ public final class WindowTinyLfu {
         sketch = grown;
         sketchBytes = grown.byteSize();
         sketchCapacity = wanted;
+    }
+
+    /**
+     * The sketch's size for {@code capacity} entries: {@link FrequencySketch#bytesFor(long)} times
+     * {@code scale}, rounded down to whole 64-byte blocks, at least one block and at most the 1 GiB
+     * ceiling. Exactly {@code bytesFor(capacity)} at scale 1.
+     */
+    static long sketchBytesFor(long capacity, double scale) {
+        long bytes = FrequencySketch.bytesFor(capacity);
+        if (scale == 1.0) {
+            return bytes;
+        }
+        double scaled = Math.min(bytes * scale, (double) FrequencySketch.MAX_BYTES);
+        long blocks = (long) (scaled / FrequencySketch.BLOCK_BYTES);
+        return Math.max(1, blocks) * FrequencySketch.BLOCK_BYTES;
+    }
+
+    /** {@code larder.sketchScale} as a positive finite number, else 1.0. */
+    static double parseScale(String property) {
+        if (property == null) {
+            return 1.0;
+        }
+        try {
+            double scale = Double.parseDouble(property.trim());
+            return scale > 0 && Double.isFinite(scale) ? scale : 1.0;
+        } catch (NumberFormatException e) {
+            return 1.0;
+        }
     }
 
     /** The sketch block a hash counts in (for tests that aim collisions at it). */
