@@ -68,6 +68,11 @@ public final class Table {
                         + " (`ThreadLocalRandom`, about 1 in 128) to resist hash flooding, so a row can move by a"
                         + " point or two between runs.");
             }
+            if (p == PolicyType.LARDER) {
+                sb.append(" Larder's runs differ because each cache draws a random hash seed, which decides"
+                        + " where keys collide in the frequency sketch; for a given seed a replay is"
+                        + " deterministic.");
+            }
             sb.append('\n');
         }
         return sb.isEmpty() ? "" : sb.append('\n').toString();
@@ -139,7 +144,7 @@ public final class Table {
         md.append("Hit rate = hits / requests, in percent, from a cold cache with compulsory misses included;"
                 + " every miss inserts the key (read-through). Policies: LRU (`LinkedHashMap` in access order),"
                 + " Caffeine (`maximumSize(n)`, maintenance on the calling thread), Larder (the real off-heap"
-                + " cache through its public API, `maximumEntries(n)`), Bélády (the clairvoyant optimum, an"
+                + " cache through its public API, `maximumEntries(n)`, maintenance on the calling thread), Bélády (the clairvoyant optimum, an"
                 + " upper bound for every policy, admission included).");
         if (delta) {
             md.append(" The last column is Larder minus Caffeine in points.");
