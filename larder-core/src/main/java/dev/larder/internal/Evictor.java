@@ -327,7 +327,7 @@ final class Evictor {
 
     /** Whether the window holds more entries than the policy wants it to. */
     private boolean windowOverTarget() {
-        return windowOverTarget(0);
+        return cache.windowEntries.sum() > policy.windowTarget(capacity());
     }
 
     /** Whether the window holds fewer entries than its target, by more than one. */
@@ -342,8 +342,8 @@ final class Evictor {
 
     /**
      * Feeds the cache's hits and misses to the hill climber; when it raises the window's target,
-     * that many of main's oldest records are to move to the window (the routine pass moves
-     * them). The window dipping below its target otherwise (after a batch of evictions, say)
+     * that many of main's oldest records are to move to the window (the maintenance pass
+     * moves them). The window dipping below its target otherwise (after a batch of evictions, say)
      * moves nothing: main's records would be demoted for no reason.
      */
     void adapt(long hits, long misses) {
@@ -351,10 +351,6 @@ final class Evictor {
         policy.adapt(hits, misses);
         long after = policy.windowTarget(capacity());
         transferQuota = after > before ? transferQuota + (after - before) : 0;
-    }
-
-    private boolean windowOverTarget(int slack) {
-        return cache.windowEntries.sum() > policy.windowTarget(capacity()) + slack;
     }
 
     /**

@@ -81,10 +81,6 @@ public final class WindowTinyLfu {
         sketch.increment(hash);
     }
 
-    public int frequency(long hash) {
-        return sketch.frequency(hash);
-    }
-
     /** Whether the window's candidate should replace the main queue's victim. */
     public boolean admit(long candidateHash, long victimHash) {
         int candidate = sketch.frequency(candidateHash);
