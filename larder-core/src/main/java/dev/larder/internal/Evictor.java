@@ -555,7 +555,7 @@ final class Evictor {
         IndexShard shard = cache.shardFor(hash);
         RemovalCause cause;
         Removal removal;
-        shard.lock.lock();
+        shard.lockSpinning();
         try {
             int slot = shard.slotOfLocation(hash, location);
             if (slot < 0) {

@@ -35,6 +35,8 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.RecursiveAction;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -106,6 +108,8 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
     private volatile boolean pagesWanted;
 
     private final Runnable maintenanceTask = this::maintain;
+    private final ForkJoinMaintenance forkJoinTask = new ForkJoinMaintenance();
+    private final ForkJoinMaintenance forkJoinSpare = new ForkJoinMaintenance();
     final RemovalListener<? super K, ? super V> listener;
     final Ticker ticker;
     final long expireAfterWriteNanos;
@@ -626,7 +630,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         try {
             NativeMemory.Block oldTable = null;
             RecordLayout.Header old = null;
-            shard.lock.lock();
+            shard.lockSpinning();
             try {
                 // Decided before the word is published, under the lock: see RecordLayout.
                 RecordLayout.markDecided(page, offset);
@@ -813,10 +817,39 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             return;
         }
         try {
-            executor.execute(maintenanceTask);
+            if (executor instanceof ForkJoinPool pool) {
+                // A ForkJoinPool wraps a plain Runnable in a new task each time: hand it one of
+                // two reusable tasks instead, so scheduling allocates nothing. Scheduling is
+                // cleared when a run starts, so at most one runs while another waits.
+                ForkJoinMaintenance task =
+                        forkJoinTask.reusable() ? forkJoinTask : forkJoinSpare.reusable() ? forkJoinSpare : null;
+                if (task == null) {
+                    maintenanceScheduled.set(false); // both in flight: the running one will see
+                    return;
+                }
+                task.reinitialize();
+                task.submitted = true;
+                pool.execute(task);
+            } else {
+                executor.execute(maintenanceTask);
+            }
         } catch (RuntimeException rejected) {
             // A shut-down or saturated executor: writers evict on their own at the high watermark.
             maintenanceScheduled.set(false);
+        }
+    }
+
+    /** The maintenance task as a reusable fork-join task. */
+    private final class ForkJoinMaintenance extends RecursiveAction {
+        volatile boolean submitted;
+
+        boolean reusable() {
+            return !submitted || isDone();
+        }
+
+        @Override
+        protected void compute() {
+            maintain();
         }
     }
 
@@ -844,22 +877,33 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
     }
 
     /**
-     * Counts a write in the frequency sketch. Unlike a read it is never dropped: a new key's
-     * first count is what its admission is judged by. A writer whose stripe is full waits for
-     * the maintenance lock to drain it (a writer into a full cache takes that lock anyway).
+     * Counts a write in the frequency sketch. Unlike a read it is not given up at the first
+     * full stripe: a new key's first count is what its admission is judged by. A writer whose
+     * stripe is full drains it if the maintenance lock is free, else spins briefly for the holder
+     * to drain it; it never parks on the lock (parking allocated a queue node per contended write,
+     * and put a writer behind a whole eviction batch). Under sustained contention a count can
+     * still be lost, as a read's can.
      */
     private void countWrite(long hash) {
         if (accesses.offer(hash) || insideReader()) {
             return;
         }
-        maintenanceLock.lock();
-        try {
-            if (!closed) {
-                drainAccesses();
-                accesses.offer(hash);
+        for (int attempt = 0; attempt < 64; attempt++) {
+            if (maintenanceLock.tryLock()) {
+                try {
+                    if (!closed) {
+                        drainAccesses();
+                        accesses.offer(hash);
+                    }
+                } finally {
+                    maintenanceLock.unlock();
+                }
+                return;
             }
-        } finally {
-            maintenanceLock.unlock();
+            Thread.onSpinWait();
+            if (accesses.offer(hash)) {
+                return;
+            }
         }
     }
 
@@ -1021,7 +1065,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         int token = epochs.enter();
         try {
             RecordLayout.Header h;
-            shard.lock.lock();
+            shard.lockSpinning();
             try {
                 checkOpen();
                 int slot = shard.slotOf(hash, store, ks.segment, ks.length);
