@@ -3,13 +3,11 @@ package dev.larder;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.larder.testing.AllocationCounter;
 import java.io.RandomAccessFile;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
@@ -29,7 +27,6 @@ import net.jqwik.api.Tuple;
 import net.jqwik.api.constraints.CharRange;
 import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.constraints.Size;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -352,37 +349,6 @@ class CodecsTest {
             assertThat(sum).isPositive();
         }
         assertThat(best).as("bytes allocated by %d size+write calls", calls).isLessThanOrEqualTo(calls);
-    }
-
-    /**
-     * The current thread's allocated bytes, from com.sun.management.ThreadMXBean. Looked up
-     * reflectively because the tests compile inside module dev.larder, which reads neither
-     * java.management nor jdk.management.
-     */
-    private record AllocationCounter(Object bean, MethodHandle getter) {
-        static AllocationCounter create() {
-            try {
-                Object bean = Class.forName("java.lang.management.ManagementFactory")
-                        .getMethod("getThreadMXBean")
-                        .invoke(null);
-                Class<?> type = Class.forName("com.sun.management.ThreadMXBean");
-                Assumptions.assumeTrue(type.isInstance(bean), "no per-thread allocation counter");
-                MethodHandle getter = MethodHandles.publicLookup()
-                        .findVirtual(type, "getCurrentThreadAllocatedBytes", MethodType.methodType(long.class));
-                return new AllocationCounter(bean, getter);
-            } catch (ReflectiveOperationException e) {
-                Assumptions.abort("no per-thread allocation counter: " + e);
-                throw new AssertionError(e);
-            }
-        }
-
-        long bytes() {
-            try {
-                return (long) getter.invoke(bean);
-            } catch (Throwable e) {
-                throw new AssertionError(e);
-            }
-        }
     }
 
     // ---------------------------------------------------------------------------------------

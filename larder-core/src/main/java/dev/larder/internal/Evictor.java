@@ -441,12 +441,31 @@ final class Evictor {
     /** Moves the window's candidate to main unopposed if there is room (else keeps it). */
     private Step promote() {
         long hash = hashOf(window);
-        if (window.access() > 0 && windowReinsertions < MAX_REINSERTIONS) {
-            Step step = act(window, hash, Action.MOVE_IF_ROOM, PageStore.WINDOW, 0);
-            windowReinsertions += step == Step.MOVED ? 1 : 0;
-            return step;
+        Step second = secondChance(window, hash, Action.MOVE_IF_ROOM);
+        return second != null ? second : act(window, hash, Action.MOVE_IF_ROOM, PageStore.MAIN, 0);
+    }
+
+    /**
+     * If the record under {@code cursor} was read since it was last looked at and its queue's
+     * allowance of second chances lasts, copies it to the head of its own queue (a window record
+     * with its count cleared, a main record with it lowered by one) and returns the step; else
+     * null.
+     */
+    private Step secondChance(LogCursor cursor, long hash, Action action) {
+        boolean inWindow = cursor.queue == PageStore.WINDOW;
+        int access = cursor.access();
+        if (access == 0 || (inWindow ? windowReinsertions : mainReinsertions) >= MAX_REINSERTIONS) {
+            return null;
         }
-        return act(window, hash, Action.MOVE_IF_ROOM, PageStore.MAIN, 0);
+        Step step = act(cursor, hash, action, cursor.queue, inWindow ? 0 : access - 1);
+        if (step == Step.MOVED) {
+            if (inWindow) {
+                windowReinsertions++;
+            } else {
+                mainReinsertions++;
+            }
+        }
+        return step;
     }
 
     /**
@@ -457,10 +476,9 @@ final class Evictor {
      */
     private Step fromWindow(boolean compact) {
         long hash = hashOf(window);
-        if (window.access() > 0 && windowReinsertions < MAX_REINSERTIONS) {
-            Step step = act(window, hash, Action.MOVE, PageStore.WINDOW, 0);
-            windowReinsertions += step == Step.MOVED ? 1 : 0;
-            return step;
+        Step second = secondChance(window, hash, Action.MOVE);
+        if (second != null) {
+            return second;
         }
         if (compact) {
             return act(window, hash, Action.MOVE, PageStore.MAIN, 0);
@@ -473,11 +491,9 @@ final class Evictor {
             return passed(main, next);
         }
         long victimHash = hashOf(main);
-        int access = main.access();
-        if (access > 0 && mainReinsertions < MAX_REINSERTIONS) {
-            Step step = act(main, victimHash, Action.MOVE, PageStore.MAIN, access - 1);
-            mainReinsertions += step == Step.MOVED ? 1 : 0;
-            return step;
+        Step victimSecond = secondChance(main, victimHash, Action.MOVE);
+        if (victimSecond != null) {
+            return victimSecond;
         }
         if (policy.admit(hash, victimHash)) {
             int to = windowOverTarget() ? PageStore.MAIN : PageStore.WINDOW;
@@ -493,12 +509,11 @@ final class Evictor {
     /** Main's oldest record when the window is within its target: a second chance or eviction. */
     private Step fromMain(boolean compact) {
         long hash = hashOf(main);
-        int access = main.access();
-        if (access > 0 && mainReinsertions < MAX_REINSERTIONS) {
-            Step step = act(main, hash, Action.MOVE, PageStore.MAIN, access - 1);
-            mainReinsertions += step == Step.MOVED ? 1 : 0;
-            return step;
+        Step second = secondChance(main, hash, Action.MOVE);
+        if (second != null) {
+            return second;
         }
+        int access = main.access();
         if (compact && main.sealed) {
             // Never compact the active page: the copies could land in it and be walked again.
             long bytes = main.end - store.offset(main.location);

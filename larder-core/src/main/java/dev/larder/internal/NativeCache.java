@@ -889,15 +889,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             return;
         }
         for (int attempt = 0; attempt < 64; attempt++) {
-            if (maintenanceLock.tryLock()) {
-                try {
-                    if (!closed) {
-                        drainAccesses();
-                        accesses.offer(hash);
-                    }
-                } finally {
-                    maintenanceLock.unlock();
-                }
+            if (drainAndOfferIfFree(hash)) {
                 return;
             }
             Thread.onSpinWait();
@@ -913,19 +905,28 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
      * thread holds it, the access is dropped (the sketch only estimates).
      */
     private void recordInSketch(long hash) {
-        if (accesses.offer(hash) || insideReader()) {
-            return;
+        if (!accesses.offer(hash) && !insideReader()) {
+            drainAndOfferIfFree(hash);
         }
-        if (maintenanceLock.tryLock()) {
-            try {
-                if (!closed) {
-                    drainAccesses();
-                    accesses.offer(hash);
-                }
-            } finally {
-                maintenanceLock.unlock();
+    }
+
+    /**
+     * If the maintenance lock is free: drains the access buffers into the sketch and offers
+     * {@code hash} again. Returns whether it got the lock.
+     */
+    private boolean drainAndOfferIfFree(long hash) {
+        if (!maintenanceLock.tryLock()) {
+            return false;
+        }
+        try {
+            if (!closed) {
+                drainAccesses();
+                accesses.offer(hash);
             }
+        } finally {
+            maintenanceLock.unlock();
         }
+        return true;
     }
 
     /** Under the maintenance lock: counts the buffered accesses and lets the policy adapt. */

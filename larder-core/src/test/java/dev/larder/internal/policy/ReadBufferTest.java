@@ -3,6 +3,7 @@ package dev.larder.internal.policy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.larder.testing.AllocationCounter;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;

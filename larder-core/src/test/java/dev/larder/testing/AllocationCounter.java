@@ -1,4 +1,4 @@
-package dev.larder.internal.policy;
+package dev.larder.testing;
 
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
@@ -6,12 +6,12 @@ import java.lang.invoke.MethodType;
 import org.junit.jupiter.api.Assumptions;
 
 /**
- * The current thread's allocated bytes, from com.sun.management.ThreadMXBean. Looked up
+ * For tests: the current thread's allocated bytes, from com.sun.management.ThreadMXBean. Looked up
  * reflectively because the tests compile inside module dev.larder, which reads neither
  * java.management nor jdk.management.
  */
-record AllocationCounter(Object bean, MethodHandle getter) {
-    static AllocationCounter create() {
+public record AllocationCounter(Object bean, MethodHandle getter) {
+    public static AllocationCounter create() {
         try {
             Object bean = Class.forName("java.lang.management.ManagementFactory")
                     .getMethod("getThreadMXBean")
@@ -27,7 +27,7 @@ record AllocationCounter(Object bean, MethodHandle getter) {
         }
     }
 
-    long bytes() {
+    public long bytes() {
         try {
             return (long) getter.invoke(bean);
         } catch (Throwable e) {
@@ -36,7 +36,7 @@ record AllocationCounter(Object bean, MethodHandle getter) {
     }
 
     /** The fewest bytes {@code work} allocated over a few rounds (the first ones warm up). */
-    long fewestBytes(Runnable work) {
+    public long fewestBytes(Runnable work) {
         long best = Long.MAX_VALUE;
         for (int round = 0; round < 5; round++) {
             long before = bytes();
