@@ -263,6 +263,58 @@ class CodecsTest {
         assertThat(back).isEqualTo(new String(jdk, StandardCharsets.UTF_8));
     }
 
+    /** The one-pass key encoding (eight chars per store when it can) writes what write() writes. */
+    @Property(tries = 1000)
+    void keyEncodingMatchesWriteForStrings(@ForAll("unicodeStrings") String s, @ForAll boolean asciiPadded) {
+        String key = asciiPadded ? "0123456789abcdef" + s + "ABCDEFGH" : s;
+        assertKeyEncodingMatchesWrite(Codecs.utf8(), key);
+        if (key.chars().allMatch(c -> c <= 0xFF)) {
+            assertKeyEncodingMatchesWrite(Codecs.latin1(), key);
+        }
+    }
+
+    @Property(tries = 300)
+    void keyEncodingMatchesWriteForNumbersAndBytes(
+            @ForAll long l, @ForAll int i, @ForAll @Size(max = 40) byte[] bytes) {
+        assertKeyEncodingMatchesWrite(Codecs.longs(), l);
+        assertKeyEncodingMatchesWrite(Codecs.ints(), i);
+        assertKeyEncodingMatchesWrite(Codecs.bytes(), bytes);
+        ByteBuffer buffer = ByteBuffer.allocate(bytes.length + 3)
+                .position(2)
+                .put(bytes)
+                .position(2)
+                .limit(2 + bytes.length);
+        assertKeyEncodingMatchesWrite(Codecs.byteBuffers(), buffer);
+        assertThat(buffer.position()).as("the buffer's position is left alone").isEqualTo(2);
+        assertKeyEncodingMatchesWrite(Codecs.segments(), MemorySegment.ofArray(bytes));
+    }
+
+    @Test
+    void latin1KeyEncodingRejectsOtherCharsByName() {
+        @SuppressWarnings("unchecked")
+        dev.larder.internal.TrustedCodec<String> latin1 = (dev.larder.internal.TrustedCodec<String>) Codecs.latin1();
+        assertThatThrownBy(() -> latin1.encodeKey("abcdefghij\u20ac", new byte[64]))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("U+20AC");
+        assertThatThrownBy(() -> latin1.encodeKey("ab\u20accdefghijkl", new byte[64]))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("index 2");
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> void assertKeyEncodingMatchesWrite(Codec<T> codec, T value) {
+        dev.larder.internal.TrustedCodec<T> trusted = (dev.larder.internal.TrustedCodec<T>) codec;
+        byte[] expected = encode(codec, value);
+        byte[] target = new byte[(int) trusted.maxEncodedSize(value) + 8];
+        Arrays.fill(target, SENTINEL);
+        int n = trusted.encodeKey(value, target);
+        assertThat((long) n)
+                .as("encoded length")
+                .isEqualTo(expected.length)
+                .isLessThanOrEqualTo(trusted.maxEncodedSize(value));
+        assertThat(Arrays.copyOf(target, n)).isEqualTo(expected);
+    }
+
     @Property(tries = 500)
     void utf8RoundTripsWellFormedStrings(
             @ForAll("validUnicodeStrings") String s, @ForAll @IntRange(max = 9) int offset) {

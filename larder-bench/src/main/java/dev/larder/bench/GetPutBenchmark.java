@@ -41,6 +41,7 @@ import org.openjdk.jmh.infra.ThreadParams;
         jvmArgsAppend = {
             "-Xms4g",
             "-Xmx4g",
+            "-XX:+AlwaysPreTouch",
             Peer.Flags.NATIVE_ACCESS,
             Peer.Flags.UNSAFE,
             Peer.Flags.NO_ANALYTICS,

@@ -26,7 +26,7 @@ import org.openjdk.jmh.infra.ThreadParams;
 @Measurement(iterations = 5, time = 2)
 @Fork(
         value = 1,
-        jvmArgsAppend = {"-Xms4g", "-Xmx4g", Peer.Flags.NATIVE_ACCESS})
+        jvmArgsAppend = {"-Xms4g", "-Xmx4g", "-XX:+AlwaysPreTouch", Peer.Flags.NATIVE_ACCESS})
 @State(Scope.Benchmark)
 public class LarderZeroCopyBenchmark {
     @Param({"10000", "100000", "1000000"})

@@ -112,6 +112,17 @@ final class Evictor {
         // page wanted without meeting the goal, the oldest pages are mostly live (or the budget
         // is held by large values), and evicting is the way forward.
         compactionAllowance = 4L * batch * store.pageSize();
+        if (goal == Goal.PAGE) {
+            // Whole pages of dead records at the queues' oldest ends (overwrites, removals) are
+            // the cheapest pages to free: nothing is copied and no entry is lost.
+            dropDeadEverywhere(DEAD_DROP_BUDGET);
+            if (hasRetired()) {
+                reclaim();
+            }
+            if (met(goal, bytes, batch)) {
+                return true;
+            }
+        }
         long waitingSince = 0;
         int waits = 0;
         boolean check = true; // whether something happened that may have met the goal
@@ -237,10 +248,7 @@ final class Evictor {
      */
     void routine(boolean freePages) {
         expirePages(4);
-        for (LogCursor cursor : windows) {
-            dropDead(cursor, 256);
-        }
-        dropDead(main, 256);
+        dropDeadEverywhere(256);
         if (!full()) {
             promoteExcess();
         }
@@ -279,10 +287,7 @@ final class Evictor {
     /** An explicit cleanUp: the routine pass, then every retired page and extent freed. */
     void cleanUp() {
         expirePages(Integer.MAX_VALUE);
-        for (LogCursor cursor : windows) {
-            dropDead(cursor, 1 << 16);
-        }
-        dropDead(main, 1 << 16);
+        dropDeadEverywhere(1 << 16);
         reclaim();
     }
 
@@ -514,14 +519,26 @@ final class Evictor {
             return second;
         }
         int access = main.access();
-        if (compact && main.sealed) {
-            // Never compact the active page: the copies could land in it and be walked again.
+        if (compact && main.sealOwnPage()) {
+            // Never copy from the page the copies land in (they would be walked again): main's
+            // active page is sealed first, its rest left empty.
             long bytes = main.end - store.offset(main.location);
             Step step = act(main, hash, Action.MOVE, PageStore.MAIN, access);
             compactionAllowance -= step == Step.MOVED ? bytes : 0;
             return step;
         }
         return act(main, hash, Action.EVICT, 0, 0);
+    }
+
+    /** Dead records a writer waiting for a page has passed at the queues' oldest ends at most. */
+    static final int DEAD_DROP_BUDGET = 4096;
+
+    /** {@link #dropDead} on every queue, up to {@code budget} records each. */
+    private void dropDeadEverywhere(int budget) {
+        for (LogCursor cursor : windows) {
+            dropDead(cursor, budget);
+        }
+        dropDead(main, budget);
     }
 
     /** Passes dead and expired records at the oldest end of a queue, up to {@code budget}. */
@@ -570,7 +587,7 @@ final class Evictor {
         IndexShard shard = cache.shardFor(hash);
         RemovalCause cause;
         Removal removal;
-        shard.lockSpinning();
+        shard.lock.lock();
         try {
             int slot = shard.slotOfLocation(hash, location);
             if (slot < 0) {

@@ -1,16 +1,21 @@
 package dev.larder.internal;
 
 import dev.larder.Codec;
+import dev.larder.internal.hash.KeyHash;
 import dev.larder.internal.memory.RecordLayout;
 import java.lang.foreign.MemorySegment;
 
 /**
  * A per-thread heap buffer that a key is encoded into before it is hashed and compared, so a
- * lookup allocates nothing. A nested use on the same thread (a compute function or listener
- * that calls the cache) gets a fresh buffer instead of overwriting the outer one.
+ * lookup allocates nothing, together with the rest of a thread's per-operation scratch state. A
+ * nested use on the same thread (a compute function or listener that calls the cache) gets a
+ * fresh buffer instead of overwriting the outer one.
  */
 final class KeyScratch {
-    private static final ThreadLocal<KeyScratch> LOCAL = ThreadLocal.withInitial(() -> new KeyScratch(64));
+    private static final ThreadLocal<KeyScratch> LOCAL = ThreadLocal.withInitial(() -> new KeyScratch(64, null));
+
+    /** The encoded key is {@code bytes[0, length)}; {@link #segment} views the same array. */
+    byte[] bytes;
 
     MemorySegment segment;
     int length;
@@ -23,10 +28,18 @@ final class KeyScratch {
     /** Writes by this thread, to run the routine maintenance every so many (deterministically). */
     int writes;
 
+    /** How deep this thread is in {@code ValueReader} callbacks (kept on the thread's own scratch). */
+    private int readerDepth;
+
+    /** The thread's own scratch; a nested one points to it for the thread's state. */
+    private final KeyScratch owner;
+
     private boolean inUse;
 
-    private KeyScratch(int capacity) {
-        this.segment = MemorySegment.ofArray(new byte[capacity]);
+    private KeyScratch(int capacity, KeyScratch owner) {
+        this.bytes = new byte[capacity];
+        this.segment = MemorySegment.ofArray(bytes);
+        this.owner = owner == null ? this : owner;
     }
 
     /** Encodes {@code key}; the caller must {@link #release()} it. */
@@ -34,7 +47,7 @@ final class KeyScratch {
     static <K> KeyScratch encode(Codec<K> codec, K key, int maxKeyLength) {
         KeyScratch s = LOCAL.get();
         if (s.inUse) {
-            s = new KeyScratch(64);
+            s = new KeyScratch(64, s);
         }
         int len;
         if (codec instanceof TrustedCodec<?> trusted) {
@@ -45,18 +58,27 @@ final class KeyScratch {
                 len = codec.size(key); // absurdly long: measure first, and reject below
                 checkLength(len, maxKeyLength);
             }
-            s.ensureCapacity((int) Math.min(max, maxKeyLength * 3L + 3));
-            len = t.encode(key, s.segment, 0);
+            if (s.bytes.length < max) {
+                s.grow((int) Math.min(max, maxKeyLength * 3L + 3));
+            }
+            len = t.encodeKey(key, s.bytes);
         } else {
             len = codec.size(key);
             checkLength(len, maxKeyLength);
-            s.ensureCapacity(len);
+            if (s.bytes.length < len) {
+                s.grow(len);
+            }
             codec.write(key, s.segment.asSlice(0, len), 0);
         }
         checkLength(len, maxKeyLength);
         s.length = len;
         s.inUse = true;
         return s;
+    }
+
+    /** The calling thread's own scratch, for its state (not for encoding: see {@link #encode}). */
+    static KeyScratch current() {
+        return LOCAL.get();
     }
 
     private static void checkLength(int len, int maxKeyLength) {
@@ -66,10 +88,27 @@ final class KeyScratch {
         }
     }
 
-    private void ensureCapacity(int bytes) {
-        if (segment.byteSize() < bytes) {
-            segment = MemorySegment.ofArray(new byte[Math.max(bytes, (int) segment.byteSize() * 2)]);
-        }
+    private void grow(int bytes) {
+        this.bytes = new byte[Math.max(bytes, this.bytes.length * 2)];
+        this.segment = MemorySegment.ofArray(this.bytes);
+    }
+
+    /** The key's hash under {@code seed}. */
+    long hash(long seed) {
+        return KeyHash.hash(seed, bytes, length);
+    }
+
+    /** Whether the thread is inside a {@code ValueReader} callback of some cache. */
+    boolean insideReader() {
+        return owner.readerDepth > 0;
+    }
+
+    void enterReader() {
+        owner.readerDepth++;
+    }
+
+    void exitReader() {
+        owner.readerDepth--;
     }
 
     void release() {

@@ -101,6 +101,19 @@ final class LogCursor {
         return Next.RECORD;
     }
 
+    /**
+     * For the evictor's own stripes: seals the page under the cursor if it is still the stripe's
+     * active page, so that records copied from it land on a fresh page. Returns whether the page
+     * is sealed.
+     */
+    boolean sealOwnPage() {
+        if (!sealed && store.isEvictorPage(page)) {
+            store.sealActive(page);
+            sealed = store.isSealed(page);
+        }
+        return sealed;
+    }
+
     /** Moves past the record the last {@link #next} returned. */
     void advance() {
         offset = end;

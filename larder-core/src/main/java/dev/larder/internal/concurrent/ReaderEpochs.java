@@ -84,6 +84,23 @@ public final class ReaderEpochs {
         }
     }
 
+    /**
+     * Whether no reader is inside right now, under either parity. A writer that published a flag
+     * with a full fence before calling this (Dekker's handshake: see {@code
+     * IndexShard.beginChangeFenced}) knows that a reader counted after this returns true has
+     * entered after the flag was visible, so it will see the flag.
+     */
+    public boolean idle() {
+        for (int s = 0; s <= stripeMask; s++) {
+            int base = (s + 1) * STRIDE;
+            if ((long) COUNTERS.getVolatile(counters, base) != 0
+                    || (long) COUNTERS.getVolatile(counters, base + 1) != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     private long activeReaders(int parity) {
         long sum = 0;
         for (int s = 0; s <= stripeMask; s++) {

@@ -2,6 +2,8 @@ package dev.larder.internal.hash;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 
 /**
@@ -41,6 +43,40 @@ public final class KeyHash {
             a = ((segment.get(ValueLayout.JAVA_BYTE, end) & 0xFFL) << 16)
                     | ((segment.get(ValueLayout.JAVA_BYTE, end + (rest >> 1)) & 0xFFL) << 8)
                     | (segment.get(ValueLayout.JAVA_BYTE, end + rest - 1) & 0xFFL);
+            b = 0;
+        } else {
+            a = 0;
+            b = 0;
+        }
+        return mix(P2 ^ length, mix(a ^ P1, b ^ h) ^ P3);
+    }
+
+    private static final VarHandle ARRAY_LONG =
+            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle ARRAY_INT =
+            MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+
+    /**
+     * The same hash of {@code bytes[0, length)}, read from a heap array: the lookup path hashes
+     * the encoded key there, where reads are plain array loads instead of segment accesses.
+     */
+    public static long hash(long seed, byte[] bytes, int length) {
+        long h = seed ^ mix(seed ^ P0, length ^ P1);
+        int i = 0;
+        for (; i + 16 <= length; i += 16) {
+            h = mix((long) ARRAY_LONG.get(bytes, i) ^ P1, (long) ARRAY_LONG.get(bytes, i + 8) ^ h);
+        }
+        int rest = length - i;
+        long a;
+        long b;
+        if (rest >= 8) {
+            a = (long) ARRAY_LONG.get(bytes, i);
+            b = (long) ARRAY_LONG.get(bytes, length - 8);
+        } else if (rest >= 4) {
+            a = (int) ARRAY_INT.get(bytes, i) & 0xFFFFFFFFL;
+            b = (int) ARRAY_INT.get(bytes, length - 4) & 0xFFFFFFFFL;
+        } else if (rest > 0) {
+            a = ((bytes[i] & 0xFFL) << 16) | ((bytes[i + (rest >> 1)] & 0xFFL) << 8) | (bytes[i + rest - 1] & 0xFFL);
             b = 0;
         } else {
             a = 0;

@@ -1,13 +1,14 @@
 package dev.larder.internal.index;
 
+import dev.larder.internal.concurrent.ShardLock;
 import dev.larder.internal.memory.MemoryBudget;
 import dev.larder.internal.memory.NativeMemory;
 import dev.larder.internal.memory.PageStore;
+import dev.larder.internal.memory.RecordLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * One shard of the hash index: an open-addressing table of {@link IndexWord}s in native memory,
@@ -15,14 +16,16 @@ import java.util.concurrent.locks.ReentrantLock;
  * load factors up to 0.9 and a miss stops as soon as it meets a word closer to its home than
  * the probe is.
  *
- * <p>Concurrency: writers take {@link #lock}; readers take nothing. A writer that moves words
- * (insert displacement, backward shift) makes {@link #seq} odd for the duration and even after;
- * a reader that finds no match retries if {@code seq} changed, because a moving word could have
- * slipped past it. A match needs no check: every word a reader sees was the key's current word
- * when it was read, and the record it leads to is immutable. Growth builds a new table beside
- * the old one under the lock and publishes it; readers still probing the old one see a
- * consistent snapshot, and it is freed after a grace period ({@link
- * dev.larder.internal.concurrent.ReaderEpochs}).
+ * <p>Concurrency: writers take {@link #lock}; readers take nothing. Every change a reader could
+ * observe — a word inserted, moved, repointed or removed, a record rewritten in place, a new table
+ * published — happens between {@link #beginChange} and {@link #endChange}, which make {@link #seq}
+ * odd and then even again: a seqlock. An optimistic reader ({@link #beginRead}, {@link #probe},
+ * copy, {@link #validate}) keeps what it read only if {@code seq} did not move. A reader inside a
+ * reader epoch ({@link #find}) validates only a miss: the records it reaches are not rewritten in
+ * place and not reused while it is inside. Growth builds a new table beside the old one under the
+ * lock and publishes it; the old one is freed after a grace period ({@link
+ * dev.larder.internal.concurrent.ReaderEpochs}), and an optimistic reader that still probes it
+ * fails validation (or meets a closed segment, which throws) and retries.
  *
  * <p>Capacity is any number of slots, not a power of two (the home slot is a multiply-shift of
  * the hash), so the table grows by 1.25x and its load factor stays between 0.7 and 0.875:
@@ -39,34 +42,30 @@ public final class IndexShard {
 
     private static final VarHandle WORD = ValueLayout.JAVA_LONG.varHandle();
     private static final VarHandle SEQ;
+    private static final VarHandle PENDING;
 
     static {
         try {
             SEQ = MethodHandles.lookup().findVarHandle(IndexShard.class, "seq", long.class);
+            PENDING = MethodHandles.lookup().findVarHandle(IndexShard.class, "pendingUpdates", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
 
-    public final ReentrantLock lock = new ReentrantLock();
-
-    /**
-     * Takes {@link #lock}, spinning briefly before parking: it is held for a few hundred
-     * nanoseconds at a time, and parking allocates a queue node (measured: the evictor's shard
-     * locks were the bytes a put allocated) and costs a context switch.
-     */
-    public void lockSpinning() {
-        for (int spins = 0; spins < 100; spins++) {
-            if (lock.tryLock()) {
-                return;
-            }
-            Thread.onSpinWait();
-        }
-        lock.lock();
-    }
+    /** Writers' lock (see {@link ShardLock} for why it is not a {@code ReentrantLock}). */
+    public final ShardLock lock = new ShardLock();
 
     @SuppressWarnings("unused") // through SEQ
     private volatile long seq;
+
+    /**
+     * Conditional updates (compute, replace and remove by value) in flight on this shard: while
+     * one is, no record of the shard is rewritten in place, because such an update recognises
+     * "unchanged since I read it" by the record's location, which an in-place rewrite keeps.
+     */
+    @SuppressWarnings("unused") // through PENDING
+    private volatile int pendingUpdates;
 
     private volatile MemorySegment table;
     private NativeMemory.Block block;
@@ -90,45 +89,87 @@ public final class IndexShard {
     }
 
     // ---------------------------------------------------------------------------------------
-    // Readers (no lock; the caller is inside ReaderEpochs.enter/exit)
+    // Readers (no lock)
 
     /**
-     * Returns the word whose record holds {@code key}, or {@link IndexWord#EMPTY}. Lock-free.
+     * Starts an optimistic read: returns the current {@link #seq} to validate against, or -1 if a
+     * writer is changing the shard right now (the caller retries).
      */
-    public long find(long hash, PageStore store, MemorySegment key, int keyLength) {
+    public long beginRead() {
+        long s = (long) SEQ.getAcquire(this);
+        return (s & 1) == 0 ? s : -1;
+    }
+
+    /**
+     * Whether nothing in the shard changed since {@link #beginRead} returned {@code s}: no word
+     * moved, was replaced or removed, and no record was rewritten in place. Everything read in
+     * between is then a consistent snapshot.
+     */
+    public boolean validate(long s) {
+        VarHandle.loadLoadFence(); // the reads being validated happen before the seq is read again
+        return (long) SEQ.getAcquire(this) == s;
+    }
+
+    /**
+     * Probes for the word whose record holds {@code key[0, keyLength)} and parses that record's
+     * header into {@code h}; returns the word or {@link IndexWord#EMPTY}. Lock-free and without
+     * validation: the caller validates (or is inside a reader epoch and validates only misses).
+     * A concurrent change can make it see garbage; it stays inside the table and the pages (every
+     * access is bounds-checked) and may then throw, which the caller treats as a raced read.
+     */
+    public long probe(long hash, PageStore store, byte[] key, int keyLength, RecordLayout.Header h) {
         long tag = IndexWord.tagOf(hash);
-        for (; ; ) {
-            long s = (long) SEQ.getAcquire(this);
-            MemorySegment t = table;
-            int cap = (int) (t.byteSize() >>> 3);
-            int slot = IndexWord.homeSlot(hash, cap);
-            for (int d = 0; ; d++) {
-                long w = (long) WORD.getAcquire(t, (long) slot << 3);
-                if (w == IndexWord.EMPTY || IndexWord.dist(w) < d) {
-                    break;
-                }
-                if (IndexWord.tag(w) == tag && store.keyEquals(IndexWord.location(w), key, keyLength)) {
-                    return w;
-                }
-                if (++slot == cap) {
-                    slot = 0;
-                }
-                if (d > IndexWord.MAX_DIST) {
-                    break; // torn view of a table being rewritten; the seq check retries
-                }
-            }
-            if ((s & 1) == 0 && (long) SEQ.getAcquire(this) == s) {
+        MemorySegment t = table;
+        int cap = (int) (t.byteSize() >>> 3);
+        int slot = IndexWord.homeSlot(hash, cap);
+        for (int d = 0; d <= IndexWord.MAX_DIST; d++) {
+            long w = (long) WORD.getAcquire(t, (long) slot << 3);
+            if (w == IndexWord.EMPTY || IndexWord.dist(w) < d) {
                 return IndexWord.EMPTY;
             }
+            if (IndexWord.tag(w) == tag && store.keyEquals(IndexWord.location(w), key, keyLength, h)) {
+                return w;
+            }
+            if (++slot == cap) {
+                slot = 0;
+            }
+        }
+        return IndexWord.EMPTY; // a torn view of a table being rewritten; validation retries
+    }
+
+    /**
+     * Returns the word whose record holds {@code key}, or {@link IndexWord#EMPTY}, for a reader
+     * inside a reader epoch (whose records no writer rewrites in place, see {@code
+     * NativeCache}); the record's header is parsed into {@code h}. A hit needs no validation; a
+     * miss is retried if words moved meanwhile (one could have slipped past the probe).
+     */
+    public long find(long hash, PageStore store, byte[] key, int keyLength, RecordLayout.Header h) {
+        for (int spins = 0; ; spins++) {
+            long s = beginRead();
+            if (s >= 0) {
+                long w = probe(hash, store, key, keyLength, h);
+                if (w != IndexWord.EMPTY || validate(s)) {
+                    return w;
+                }
+            }
+            backOff(spins);
+        }
+    }
+
+    /** Waits a little for a writer in its critical section: a spin, then the CPU given up. */
+    public static void backOff(int spins) {
+        if (spins < 64) {
             Thread.onSpinWait();
+        } else {
+            Thread.yield();
         }
     }
 
     // ---------------------------------------------------------------------------------------
     // Writers (caller holds lock)
 
-    /** The slot holding {@code key}, or -1. Caller holds the lock. */
-    public int slotOf(long hash, PageStore store, MemorySegment key, int keyLength) {
+    /** The slot holding {@code key}, or -1; the record's header is parsed into {@code h}. */
+    public int slotOf(long hash, PageStore store, byte[] key, int keyLength, RecordLayout.Header h) {
         long tag = IndexWord.tagOf(hash);
         MemorySegment t = table;
         int slot = IndexWord.homeSlot(hash, capacity);
@@ -137,7 +178,7 @@ public final class IndexShard {
             if (w == IndexWord.EMPTY || IndexWord.dist(w) < d) {
                 return -1;
             }
-            if (IndexWord.tag(w) == tag && store.keyEquals(IndexWord.location(w), key, keyLength)) {
+            if (IndexWord.tag(w) == tag && store.keyEquals(IndexWord.location(w), key, keyLength, h)) {
                 return slot;
             }
             if (++slot == capacity) {
@@ -172,7 +213,9 @@ public final class IndexShard {
     /** Points the word in {@code slot} to a new record; the key's place does not move. */
     public void relocate(int slot, long location, int oldRecordBytes, int newRecordBytes) {
         long w = wordAt(slot);
+        beginChange();
         WORD.setRelease(table, (long) slot << 3, IndexWord.withLocation(w, location));
+        endChange();
         liveBytes += newRecordBytes - oldRecordBytes;
     }
 
@@ -188,7 +231,7 @@ public final class IndexShard {
 
     /** Inserts a word for a key that is not present. Caller holds the lock and checked room. */
     public void insert(long hash, long location, int recordBytes) {
-        beginMove();
+        beginChange();
         try {
             place(
                     table,
@@ -196,7 +239,7 @@ public final class IndexShard {
                     IndexWord.word(IndexWord.tagOf(hash), 0, location),
                     IndexWord.homeSlot(hash, capacity));
         } finally {
-            endMove();
+            endChange();
         }
         count++;
         liveBytes += recordBytes;
@@ -230,7 +273,7 @@ public final class IndexShard {
 
     /** Removes the word in {@code slot} by shifting its followers back. Caller holds the lock. */
     public void removeAt(int slot, int recordBytes) {
-        beginMove();
+        beginChange();
         try {
             MemorySegment t = table;
             int hole = slot;
@@ -245,18 +288,53 @@ public final class IndexShard {
                 hole = next;
             }
         } finally {
-            endMove();
+            endChange();
         }
         count--;
         liveBytes -= recordBytes;
     }
 
-    private void beginMove() {
+    /**
+     * Makes {@link #seq} odd before the caller changes words or rewrites a record in place: an
+     * optimistic reader that overlaps the change fails its {@link #validate}. Caller holds the lock.
+     */
+    public void beginChange() {
         SEQ.setRelease(this, (long) SEQ.get(this) + 1);
         VarHandle.storeStoreFence();
     }
 
-    private void endMove() {
+    /**
+     * Like {@link #beginChange}, with a full fence after the odd seq is published, for a writer
+     * that must next read what readers announced (the reader epochs): Dekker's handshake.
+     */
+    public void beginChangeFenced() {
+        SEQ.setVolatile(this, (long) SEQ.get(this) + 1);
+    }
+
+    /**
+     * Announces a conditional update (see {@link #pendingUpdates}) before it reads the record it
+     * will compare against. An atomic add is a full fence: an in-place writer that rewrites the
+     * record after this sees it and appends instead; one that rewrote it before has finished
+     * (the update's read waits for an even seq). Pair with {@link #endUpdate}.
+     */
+    public void beginUpdate() {
+        PENDING.getAndAdd(this, 1);
+    }
+
+    public void endUpdate() {
+        PENDING.getAndAdd(this, -1);
+    }
+
+    /**
+     * Whether a record may be rewritten in place now: no conditional update is in flight. Call
+     * after {@link #beginChangeFenced}.
+     */
+    public boolean noPendingUpdates() {
+        return (int) PENDING.getVolatile(this) == 0;
+    }
+
+    /** Makes {@link #seq} even again: the change is published. */
+    public void endChange() {
         SEQ.setRelease(this, (long) SEQ.get(this) + 1);
     }
 
@@ -294,19 +372,19 @@ public final class IndexShard {
         NativeMemory.Block old = block;
         block = newBlock;
         capacity = newCap;
-        beginMove();
+        beginChange();
         table = n;
-        endMove();
+        endChange();
         return old;
     }
 
     /** Removes every word. Caller holds the lock. Returns the number removed. */
     public void clearAll() {
-        beginMove();
+        beginChange();
         try {
             table.fill((byte) 0);
         } finally {
-            endMove();
+            endChange();
         }
         count = 0;
         maxDist = 0;

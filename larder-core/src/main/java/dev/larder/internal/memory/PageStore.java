@@ -52,6 +52,11 @@ public final class PageStore {
     private final MemorySegment[] pages;
     private final MemorySegment[] readOnlyPages;
     private final NativeMemory.Block[] blocks;
+    /**
+     * How many times each page was reused (recycled or freed): a reference to a record taken
+     * with the page's generation is stale once the generation moved on.
+     */
+    private final int[] generation;
     /** Where a page's records end once sealed; -1 while a stripe still appends to it. */
     private final long[] sealedTop;
     /** The stripe that appends to an active page. */
@@ -101,6 +106,7 @@ public final class PageStore {
         this.readOnlyPages = new MemorySegment[maxPages];
         this.blocks = new NativeMemory.Block[maxPages];
         this.sealedTop = new long[maxPages];
+        this.generation = new int[maxPages];
         this.pageStripe = new int[maxPages];
         this.pageQueue = new byte[maxPages];
         this.cursors = new long[(this.stripes + 1) * STRIDE];
@@ -150,6 +156,16 @@ public final class PageStore {
 
     public MemorySegment readOnlyPage(long location) {
         return readOnlyPages[(int) (location >>> pageShift)];
+    }
+
+    /** The page that holds {@code location}. */
+    public int pageOf(long location) {
+        return (int) (location >>> pageShift);
+    }
+
+    /** The page's generation (see {@link #generation}); racy reads see a recent value. */
+    public int generation(int page) {
+        return generation[page];
     }
 
     public long offset(long location) {
@@ -430,6 +446,7 @@ public final class PageStore {
      * period since it was dequeued.
      */
     public void recycle(int page) {
+        generation[page]++;
         pages[page].fill((byte) 0); // a zero layout byte means "reserved, not yet written"
         synchronized (this) {
             freePages[freeCount++] = page;
@@ -482,8 +499,9 @@ public final class PageStore {
                 int id = freePages[--freeCount];
                 block = blocks[id];
                 blocks[id] = null;
-                pages[id] = null;
-                readOnlyPages[id] = null;
+                // The freed segment stays referenced: a racing optimistic reader meets a closed
+                // segment, which throws, never a null.
+                generation[id]++;
                 unusedIds[unusedCount++] = id;
                 allocatedPages--;
             }
@@ -512,36 +530,15 @@ public final class PageStore {
     // ---------------------------------------------------------------------------------------
     // Reading records
 
-    /** Whether the record at {@code location} has exactly the key bytes {@code key[0, length)}. */
-    public boolean keyEquals(long location, MemorySegment key, int keyLength) {
+    /**
+     * Whether the record at {@code location} has exactly the key bytes {@code key[0, keyLength)};
+     * its header is parsed into {@code h} either way, for the caller to use on a match.
+     */
+    public boolean keyEquals(long location, byte[] key, int keyLength, RecordLayout.Header h) {
         MemorySegment page = pages[(int) (location >>> pageShift)];
         long offset = location & (pageSize - 1);
-        int layout = RecordLayout.layout(page, offset);
-        long p = offset + RecordLayout.LENGTHS_OFFSET;
-        int k = 0;
-        int shift = 0;
-        int b;
-        do {
-            b = page.get(java.lang.foreign.ValueLayout.JAVA_BYTE, p++);
-            k |= (b & 0x7F) << shift;
-            shift += 7;
-        } while ((b & 0x80) != 0 && shift < 21);
-        if (k != keyLength) {
-            return false;
-        }
-        long keyAt;
-        if ((layout & RecordLayout.EXPIRES) != 0) {
-            do {
-                b = page.get(java.lang.foreign.ValueLayout.JAVA_BYTE, p++);
-            } while ((b & 0x80) != 0);
-            keyAt = ((p + 7) & ~7L) + 8;
-        } else {
-            do {
-                b = page.get(java.lang.foreign.ValueLayout.JAVA_BYTE, p++);
-            } while ((b & 0x80) != 0);
-            keyAt = p;
-        }
-        return MemorySegment.mismatch(key, 0, keyLength, page, keyAt, keyAt + keyLength) < 0;
+        h.parse(page, offset, pageSize);
+        return h.keyLength == keyLength && RecordLayout.bytesEqual(page, h.keyOffset, key, keyLength);
     }
 
     /** The hash of the key in the record at {@code location}. */

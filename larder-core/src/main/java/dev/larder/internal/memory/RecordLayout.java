@@ -2,7 +2,9 @@ package dev.larder.internal.memory;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 
 /**
  * The binary layout of one entry's record in a page. Records are packed back to back with no
@@ -50,6 +52,8 @@ public final class RecordLayout {
     private static final ValueLayout.OfByte BYTE = ValueLayout.JAVA_BYTE;
     private static final VarHandle BYTE_HANDLE = BYTE.varHandle();
     private static final VarHandle DEADLINE = ValueLayout.JAVA_LONG.varHandle();
+    /** A record's first 8 bytes, for parsing the header in one read. */
+    private static final ValueLayout.OfLong HEAD = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     private RecordLayout() {}
 
@@ -158,6 +162,40 @@ public final class RecordLayout {
         DEADLINE.setRelease(page, deadlineOffset, deadline);
     }
 
+    private static final VarHandle ARRAY_LONG =
+            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
+    /** Keys longer than this are compared with {@link MemorySegment#mismatch} (vectorized). */
+    private static final int WORDWISE_MAX = 64;
+
+    /**
+     * Whether {@code length} bytes of {@code page} at {@code at} equal {@code bytes[0, length)}:
+     * word by word for short keys (no setup cost), vectorized for long ones.
+     */
+    public static boolean bytesEqual(MemorySegment page, long at, byte[] bytes, int length) {
+        if (length > WORDWISE_MAX) {
+            return MemorySegment.mismatch(page, at, at + length, MemorySegment.ofArray(bytes), 0, length) < 0;
+        }
+        int i = 0;
+        for (; i + 8 <= length; i += 8) {
+            if (page.get(HEAD, at + i) != (long) ARRAY_LONG.get(bytes, i)) {
+                return false;
+            }
+        }
+        if (i == length) {
+            return true;
+        }
+        if (length >= 8) { // the last, partial word: compare the 8 bytes that end the key
+            return page.get(HEAD, at + length - 8) == (long) ARRAY_LONG.get(bytes, length - 8);
+        }
+        for (; i < length; i++) {
+            if (page.get(BYTE, at + i) != bytes[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     private static long writeVarint(MemorySegment page, long at, int value) {
         while ((value & ~0x7F) != 0) {
             page.set(BYTE, at++, (byte) ((value & 0x7F) | 0x80));
@@ -198,12 +236,38 @@ public final class RecordLayout {
          * @throws IllegalStateException if the record is malformed (a bug, never user input)
          */
         public Header parse(MemorySegment page, long offset, long limit) {
-            layout = (byte) BYTE_HANDLE.getAcquire(page, offset + LAYOUT_OFFSET) & 0xFF;
-            if ((layout & FORMAT_MASK) != FORMAT) {
-                throw new IllegalStateException("corrupt record at offset " + offset + ": layout byte " + layout);
+            int k;
+            int v;
+            long p;
+            if (offset + 8 <= page.byteSize()) {
+                // The layout byte and both varints usually sit in the first 8 bytes: one bounds
+                // check for all of them instead of one per byte.
+                long w = page.get(HEAD, offset);
+                layout = (int) w & 0xFF;
+                int at = 1;
+                int b = (int) (w >>> 8) & 0xFF;
+                k = b & 0x7F;
+                for (int shift = 7; (b & 0x80) != 0 && at < 3; shift += 7) {
+                    b = (int) (w >>> (++at << 3)) & 0xFF;
+                    k |= (b & 0x7F) << shift;
+                }
+                if ((b & 0x80) == 0) {
+                    b = (int) (w >>> (++at << 3)) & 0xFF;
+                    v = b & 0x7F;
+                    for (int shift = 7; (b & 0x80) != 0 && at < 7 && shift < 35; shift += 7) {
+                        b = (int) (w >>> (++at << 3)) & 0xFF;
+                        v |= (b & 0x7F) << shift;
+                    }
+                    if ((b & 0x80) == 0) {
+                        checkFormat(offset);
+                        return finish(offset, k, v, offset + at + 1, limit);
+                    }
+                }
             }
-            long p = offset + LENGTHS_OFFSET;
-            int k = 0;
+            layout = (byte) BYTE_HANDLE.getAcquire(page, offset + LAYOUT_OFFSET) & 0xFF;
+            checkFormat(offset);
+            p = offset + LENGTHS_OFFSET;
+            k = 0;
             int shift = 0;
             int b;
             do {
@@ -211,13 +275,37 @@ public final class RecordLayout {
                 k |= (b & 0x7F) << shift;
                 shift += 7;
             } while ((b & 0x80) != 0 && shift < 35);
-            int v = 0;
+            v = 0;
             shift = 0;
             do {
                 b = page.get(BYTE, p++);
                 v |= (b & 0x7F) << shift;
                 shift += 7;
             } while ((b & 0x80) != 0 && shift < 35);
+            return finish(offset, k, v, p, limit);
+        }
+
+        /**
+         * Parses like {@link #parse}, but returns false instead of throwing for bytes that are not
+         * a well-formed record (for callers that may point at any byte of a page).
+         */
+        public boolean tryParse(MemorySegment page, long offset, long limit) {
+            try {
+                parse(page, offset, limit);
+                return true;
+            } catch (IllegalStateException | IndexOutOfBoundsException notARecord) {
+                return false;
+            }
+        }
+
+        private void checkFormat(long offset) {
+            if ((layout & FORMAT_MASK) != FORMAT) {
+                throw new IllegalStateException("corrupt record at offset " + offset + ": layout byte " + layout);
+            }
+        }
+
+        /** Sets the fields from the lengths; {@code p} is just past the value length's varint. */
+        private Header finish(long offset, int k, int v, long p, long limit) {
             keyLength = k;
             valueLength = v;
             if (expires()) {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.larder.internal.concurrent.ReaderEpochs;
 import dev.larder.internal.memory.MemoryBudget;
 import dev.larder.internal.memory.NativeMemory;
+import dev.larder.internal.memory.RecordLayout;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -63,7 +64,7 @@ class IndexShardTest {
         }
 
         void put(int key, int valueLength, boolean expires) {
-            int slot = shard.slotOf(f.hashes[key], f.store, f.keySegments[key], f.keys[key].length);
+            int slot = shard.slotOf(f.hashes[key], f.store, f.keys[key], f.keys[key].length, new RecordLayout.Header());
             long location = f.write(key, valueLength, expires);
             int bytes = f.recordBytes(location, key, valueLength, expires);
             Entry old = entries.get(key);
@@ -83,7 +84,7 @@ class IndexShardTest {
         }
 
         void remove(int key) {
-            int slot = shard.slotOf(f.hashes[key], f.store, f.keySegments[key], f.keys[key].length);
+            int slot = shard.slotOf(f.hashes[key], f.store, f.keys[key], f.keys[key].length, new RecordLayout.Header());
             Entry old = entries.remove(key);
             if (old == null) {
                 assertThat(slot).isEqualTo(-1);
@@ -159,8 +160,8 @@ class IndexShardTest {
 
             for (int k = 0; k < f.size(); k++) {
                 long h = f.hashes[k];
-                int slot = shard.slotOf(h, f.store, f.keySegments[k], f.keys[k].length);
-                long found = shard.find(h, f.store, f.keySegments[k], f.keys[k].length);
+                int slot = shard.slotOf(h, f.store, f.keys[k], f.keys[k].length, new RecordLayout.Header());
+                long found = shard.find(h, f.store, f.keys[k], f.keys[k].length, new RecordLayout.Header());
                 Entry e = entries.get(k);
                 if (e == null) {
                     assertThat(slot).as("slotOf absent key %d", k).isEqualTo(-1);
@@ -345,12 +346,17 @@ class IndexShardTest {
                         int token = epochs.enter();
                         try {
                             IndexShard shard = current.get();
-                            long w = shard.find(f.hashes[k], f.store, f.keySegments[k], f.keys[k].length);
+                            long w = shard.find(
+                                    f.hashes[k], f.store, f.keys[k], f.keys[k].length, new RecordLayout.Header());
                             if (w == IndexWord.EMPTY) {
                                 if (k < stable) {
                                     misses.incrementAndGet();
                                 }
-                            } else if (!f.store.keyEquals(IndexWord.location(w), f.keySegments[k], f.keys[k].length)
+                            } else if (!f.store.keyEquals(
+                                            IndexWord.location(w),
+                                            f.keys[k],
+                                            f.keys[k].length,
+                                            new RecordLayout.Header())
                                     || IndexWord.tag(w) != IndexWord.tagOf(f.hashes[k])) {
                                 wrong.incrementAndGet();
                             }
@@ -393,14 +399,20 @@ class IndexShardTest {
                                 int c = random.nextInt(churn);
                                 if (present[c]) {
                                     int k = stable + c;
-                                    int slot = shard.slotOf(f.hashes[k], f.store, f.keySegments[k], f.keys[k].length);
+                                    int slot = shard.slotOf(
+                                            f.hashes[k],
+                                            f.store,
+                                            f.keys[k],
+                                            f.keys[k].length,
+                                            new RecordLayout.Header());
                                     shard.removeAt(slot, churnBytes[c]);
                                     present[c] = false;
                                     presentCount--;
                                 }
                             } else {
                                 int k = random.nextInt(stable);
-                                int slot = shard.slotOf(f.hashes[k], f.store, f.keySegments[k], f.keys[k].length);
+                                int slot = shard.slotOf(
+                                        f.hashes[k], f.store, f.keys[k], f.keys[k].length, new RecordLayout.Header());
                                 assertThat(slot).isNotNegative();
                                 int next = 1 - stableRecord[k];
                                 shard.relocate(
@@ -510,7 +522,7 @@ class IndexShardTest {
                 long mine = 0;
                 while (!stop.get()) {
                     int k = random.nextInt(stable);
-                    long w = shard.find(hashes[k], f.store, f.keySegments[k], keys[k].length);
+                    long w = shard.find(hashes[k], f.store, f.keys[k], keys[k].length, new RecordLayout.Header());
                     if (w == IndexWord.EMPTY) {
                         misses.incrementAndGet();
                     } else if (IndexWord.location(w) != locations[k]) {
@@ -539,7 +551,9 @@ class IndexShardTest {
                     try {
                         if (present[c]) {
                             shard.removeAt(
-                                    shard.slotOf(hashes[k], f.store, f.keySegments[k], keys[k].length), bytes[k]);
+                                    shard.slotOf(
+                                            hashes[k], f.store, f.keys[k], keys[k].length, new RecordLayout.Header()),
+                                    bytes[k]);
                         } else {
                             assertThat(shard.hasRoomAtHardLimit()).isTrue();
                             shard.insert(hashes[k], locations[k], bytes[k]);

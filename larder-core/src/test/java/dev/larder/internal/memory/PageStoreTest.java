@@ -563,17 +563,17 @@ class PageStoreTest {
             MemorySegment.copy(MemorySegment.ofArray(key), 0, page, keyAt, keyLength);
             RecordLayout.markDecided(page, store.offset(location));
 
-            assertThat(store.keyEquals(location, MemorySegment.ofArray(key), keyLength))
+            assertThat(store.keyEquals(location, key, keyLength, new RecordLayout.Header()))
                     .isTrue();
             byte[] other = key.clone();
             other[random.nextInt(keyLength)] ^= 1;
-            assertThat(store.keyEquals(location, MemorySegment.ofArray(other), keyLength))
+            assertThat(store.keyEquals(location, other, keyLength, new RecordLayout.Header()))
                     .isFalse();
             byte[] longer = java.util.Arrays.copyOf(key, keyLength + 1);
-            assertThat(store.keyEquals(location, MemorySegment.ofArray(longer), keyLength + 1))
+            assertThat(store.keyEquals(location, longer, keyLength + 1, new RecordLayout.Header()))
                     .isFalse();
             if (keyLength > 1) {
-                assertThat(store.keyEquals(location, MemorySegment.ofArray(key), keyLength - 1))
+                assertThat(store.keyEquals(location, key, keyLength - 1, new RecordLayout.Header()))
                         .isFalse();
             }
             assertThat(store.hashOfKeyAt(42, location))
