@@ -59,13 +59,13 @@ class BackgroundMaintenanceTest {
                 assertThat(cache.memoryUsed()).isLessThanOrEqualTo(BUDGET);
                 assertThat(cache.size()).isLessThanOrEqualTo(5_000);
             }
-            // Writers evicted at the high watermark themselves; one task was ever pending.
-            assertThat(parked).hasSize(1);
+            // Writers evicted at the high watermark themselves; at most one task was ever pending.
+            assertThat(parked).hasSizeLessThanOrEqualTo(1);
             assertThat(cache.size()).isGreaterThan(4_900);
             for (int i = 49_990; i < 50_000; i++) { // still in the admission window
                 assertThat(cache.getIfPresent(i)).as("recent key %d", i).isNotNull();
             }
-            parked.get(0).run(); // late: still safe
+            parked.forEach(Runnable::run); // late: still safe
             assertThat(cache.size()).isLessThanOrEqualTo(5_000);
         }
     }

@@ -40,8 +40,14 @@ final class LogCursor {
     long location;
     /** Where the record ends (kept apart: header is reused while judging it). */
     long end;
-    /** Whether the record's page is sealed (no writer appends to it any more). */
+    /**
+     * Whether the record's page is sealed (no writer appends to it any more), as last asked of
+     * the store: a page sealed since may still read false.
+     */
     boolean sealed;
+
+    /** Where the page's records end, as last asked of the store (final once sealed). */
+    private long limit = -1;
 
     /** After PAGE_RETIRED: the page that left the queue. */
     int retiredPage = -1;
@@ -62,15 +68,21 @@ final class LogCursor {
         if (page < 0) {
             page = store.oldestPage(stripe);
             offset = 0;
+            sealed = false;
+            limit = -1;
             if (page < 0) {
                 return Next.NOTHING;
             }
         }
-        long limit = store.limit(page);
-        if (limit < 0) {
-            return Next.WAITING; // being sealed by its stripe
+        if (offset >= limit) {
+            // Ask the store only when the records known so far are used up: a page's end only
+            // grows until it is sealed, and each question takes the store's lock.
+            limit = store.limit(page);
+            if (limit < 0) {
+                return Next.WAITING; // being sealed by its stripe
+            }
+            sealed = store.isSealed(page);
         }
-        sealed = store.isSealed(page);
         if (offset >= limit) {
             if (!sealed) {
                 // The evictor's own active page can always go: only the evictor appends to it.
@@ -79,11 +91,12 @@ final class LogCursor {
                 }
                 store.sealActive(page);
                 limit = store.limit(page);
-                if (limit < 0 || !store.isSealed(page)) {
+                sealed = store.isSealed(page);
+                if (limit < 0 || !sealed) {
                     return Next.WAITING; // its stripe is sealing it
                 }
             }
-            if (offset < store.limit(page)) {
+            if (offset < limit) {
                 return Next.BUSY; // sealed with more records than we saw: walk them
             }
             store.dequeueOldest(stripe);
@@ -110,6 +123,7 @@ final class LogCursor {
         if (!sealed && store.isEvictorPage(page)) {
             store.sealActive(page);
             sealed = store.isSealed(page);
+            limit = store.limit(page);
         }
         return sealed;
     }

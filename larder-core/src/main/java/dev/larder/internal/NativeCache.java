@@ -735,12 +735,11 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         checkFits(keyLength, valueLength, expires, isLarge);
         long hash = ks.hash(seed);
         IndexShard shard = shardFor(hash);
-        // The put is counted first: the write buffer's atomic would otherwise wait for the value's
-        // stores to reach the cache (a full fence on x86). Taken back if the write fails.
-        countWrite(ks, hash);
+        boolean counted = false;
         boolean done = false;
         try {
             if (!isLarge && inPlaceWrites && valueLength <= IN_PLACE_MAX_VALUE && previous == null) {
+                counted = true; // by rewriteInPlace, after its first look at the index
                 long outcome =
                         rewriteInPlace(shard, hash, ks, value, valueLength, expires, fixedTtl, deadline, condition);
                 if (outcome != NOT_IN_PLACE) {
@@ -751,12 +750,16 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                     return outcome;
                 }
             }
+            if (!counted) {
+                countWrite(ks, hash);
+                counted = true;
+            }
             long outcome = append(
                     ks, hash, shard, value, valueLength, expires, fixedTtl, deadline, isLarge, condition, previous);
             done = outcome != FAILED;
             return outcome;
         } finally {
-            if (!done) {
+            if (counted && !done) {
                 writes.uncount();
             }
         }
@@ -867,16 +870,21 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         RecordLayout.Header h = ks.header;
         // A lock-free look first, so that a write that must append does not take the lock twice.
         long s = shard.beginRead();
-        if (s < 0) {
-            return NOT_IN_PLACE;
-        }
+        boolean sameShape;
         try {
-            long w = shard.probe(hash, store, ks.bytes, ks.length, h);
-            if (w == IndexWord.EMPTY || !sameShape(h, valueLength, expires, fixedTtl) || !shard.validate(s)) {
-                return NOT_IN_PLACE;
-            }
+            sameShape = s >= 0
+                    && shard.probe(hash, store, ks.bytes, ks.length, h) != IndexWord.EMPTY
+                    && sameShape(h, valueLength, expires, fixedTtl)
+                    && shard.validate(s);
         } catch (RuntimeException raced) {
             checkOpen();
+            sameShape = false;
+        }
+        // The put is counted here, not first: the write buffer's atomic waits for every store
+        // still in flight (a full fence on x86), and after a look at the index few are left.
+        // Taken back by the caller if the write fails.
+        countWrite(ks, hash);
+        if (!sameShape) {
             return NOT_IN_PLACE;
         }
         shard.lock.lock();
@@ -1136,15 +1144,20 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         }
         // Free pages only go when a writer takes one: look at the watermark then, not on every
         // write (large values use the budget too, and must not make every write evict).
-        boolean pagesLow = freshPage && store.lowOnPages(evictor.lowWatermarkPages());
-        if (pagesLow) {
+        if (freshPage && store.lowOnPages(evictor.lowWatermarkPages())) {
             pagesWanted = true;
-        }
-        if (pagesLow || (++ks.writes & 63) == 0) {
-            scheduleMaintenance();
+            scheduleMaintenance(); // memory is short: have pages freed off this thread
+        } else if ((++ks.writes & (ROUTINE_EVERY - 1)) == 0) {
+            runMaintenance(false); // the routine, amortized here: no thread to wake for it
         }
     }
 
+    /**
+     * A writer runs the routine maintenance itself (if the lock is free) once per this many of its
+     * writes: waking the executor's thread for it cost more than the routine (~10 µs per wake-up
+     * on a 2-core virtual machine, a put every 64 writes).
+     */
+    private static final int ROUTINE_EVERY = 128;
     /** Hands the maintenance task to the executor unless it is already scheduled. */
     void scheduleMaintenance() {
         if (maintenanceScheduled.get() || !maintenanceScheduled.compareAndSet(false, true)) {
@@ -1190,11 +1203,23 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
     /** The maintenance task: drain the access buffers, expire, evict down to the low watermark. */
     private void maintain() {
         maintenanceScheduled.set(false);
+        runMaintenance(true);
+    }
+
+    /**
+     * Drains the access buffers and runs the evictor's routine under the maintenance lock; if
+     * {@code wait} is false, only if the lock is free (a writer amortizing the routine never waits).
+     */
+    private void runMaintenance(boolean wait) {
         if (closed) {
             return;
         }
+        if (wait) {
+            maintenanceLock.lock();
+        } else if (!maintenanceLock.tryLock()) {
+            return;
+        }
         List<Evictor.Removal> removed;
-        maintenanceLock.lock();
         try {
             if (closed) {
                 return;
@@ -1209,7 +1234,6 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         }
         deliver(removed);
     }
-
     /**
      * Counts a write in the frequency sketch. Unlike a read it is not given up at the first
      * full stripe: a new key's first count is what its admission is judged by. A writer whose

@@ -40,6 +40,7 @@ public final class PageStore {
     private static final int QUEUES = 2;
     private static final VarHandle CURSOR = MethodHandles.arrayElementVarHandle(long[].class);
     private static final VarHandle DEADLINE = MethodHandles.arrayElementVarHandle(long[].class);
+    private static final VarHandle FIFO_SIZE = MethodHandles.arrayElementVarHandle(int[].class);
     private static final int STRIDE = 16;
 
     private final int pageSize;
@@ -376,7 +377,7 @@ public final class PageStore {
     private synchronized void enqueue(int page) {
         int f = pageStripe[page];
         fifo[f][(fifoHead[f] + fifoSize[f]) % maxPages] = page;
-        fifoSize[f]++;
+        FIFO_SIZE.setRelease(fifoSize, f, fifoSize[f] + 1); // the slot is written before the size grows
         inLog[page] = true;
     }
 
@@ -385,16 +386,20 @@ public final class PageStore {
         return stripes;
     }
 
-    /** The oldest page of {@code stripe}, or -1 when it has none. */
-    public synchronized int oldestPage(int stripe) {
-        return fifoSize[stripe] == 0 ? -1 : fifo[stripe][fifoHead[stripe]];
+    /**
+     * The oldest page of {@code stripe}, or -1 when it has none. Without the lock: only the
+     * evictor moves a FIFO's head (and it is the caller), and writers append behind it, publishing
+     * the page before the size; the evictor asks this for every empty FIFO on every eviction.
+     */
+    public int oldestPage(int stripe) {
+        return (int) FIFO_SIZE.getAcquire(fifoSize, stripe) == 0 ? -1 : fifo[stripe][fifoHead[stripe]];
     }
 
     /** Removes the oldest page of {@code stripe} from its FIFO; the caller retires it. */
     public synchronized void dequeueOldest(int stripe) {
         inLog[fifo[stripe][fifoHead[stripe]]] = false;
         fifoHead[stripe] = (fifoHead[stripe] + 1) % maxPages;
-        fifoSize[stripe]--;
+        FIFO_SIZE.setRelease(fifoSize, stripe, fifoSize[stripe] - 1);
     }
 
     /** Pages in the log, every stripe's. */
