@@ -363,6 +363,11 @@ def main():
         "harness, with JMH's error bars."
     )
     L.append("")
+    L.append(
+        "What was changed in the engine to get these numbers, what each change measured, and what is left: "
+        "[`docs/speed-work.md`](speed-work.md) (written by hand)."
+    )
+    L.append("")
 
     # ---- peers
     L.append("## Caches compared")

@@ -662,16 +662,25 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(expected, "expected");
         Objects.requireNonNull(value, "value");
+        return ifValueEquals(key, expected, location -> putInternal(key, value, 0, location, null) != FAILED);
+    }
+
+    /**
+     * Compare-and-set on value bytes: while the key's live value encodes to the same bytes as
+     * {@code expected}, offers its location to {@code install} (a write conditioned on that
+     * location), until one succeeds (true) or the value differs (false).
+     */
+    private boolean ifValueEquals(K key, V expected, java.util.function.LongPredicate install) {
         byte[] expectedBytes = encodeValue(expected);
         IndexShard shard = shardOfKey(key);
-        shard.beginUpdate(); // the compare-and-set below is by location: see rewriteInPlace
+        shard.beginUpdate(); // installs by location: see rewriteInPlace
         try {
             for (; ; ) {
                 long location = locateIfValueEquals(key, expectedBytes);
                 if (location < 0) {
                     return false;
                 }
-                if (putInternal(key, value, 0, location, null) != FAILED) {
+                if (install.test(location)) {
                     return true;
                 }
             }
@@ -1396,22 +1405,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         checkOpen();
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(expected, "expected");
-        byte[] expectedBytes = encodeValue(expected);
-        IndexShard shard = shardOfKey(key);
-        shard.beginUpdate(); // the compare-and-remove below is by location: see rewriteInPlace
-        try {
-            for (; ; ) {
-                long location = locateIfValueEquals(key, expectedBytes);
-                if (location < 0) {
-                    return false;
-                }
-                if (removeInternal(key, location, null) != FAILED) {
-                    return true;
-                }
-            }
-        } finally {
-            shard.endUpdate();
-        }
+        return ifValueEquals(key, expected, location -> removeInternal(key, location, null) != FAILED);
     }
 
     @Override
