@@ -12,6 +12,15 @@ package dev.larder.internal.policy;
  * 5 points between periods means the workload changed, not the window: the step restarts at
  * 6.25% so the climber can travel to the new best share quickly.
  *
+ * <p>Two departures from Caffeine's climber, both measured on the simulator's 62 rows
+ * (docs/hit-rates.md): a change of the hit rate smaller than its sampling noise (one standard
+ * error of a period's hit rate) moves nothing, so a plateau does not make the
+ * window random-walk into a cliff (corda at 1,024 entries walked the window down from 25% to 2%
+ * on a flat 33.3% and fell to 7% for a period, twice); and a climber pushing against the
+ * smallest or largest share steps back from it instead, since staying there tells it nothing
+ * (scarab at 25,000 entries sat at a zero window for the whole trace: 57.7% hits, 59.5% with
+ * the bounce). Together they moved the mean by about +0.3 points.
+ *
  * <p>Not thread-safe: the maintenance thread calls it, under the maintenance lock.
  */
 public final class HillClimber {
@@ -79,19 +88,39 @@ public final class HillClimber {
         periodStartHits = hits;
         periodStartMisses = misses;
         double hitRate = (double) periodHits / requests;
-        return adjust(hitRate);
+        return adjust(hitRate, requests);
     }
 
-    private boolean adjust(double hitRate) {
+    /**
+     * The standard error of a period's hit rate over {@code requests} requests: a change smaller
+     * than it is as likely noise as the window's doing. (The binomial variance, floored at 0.01
+     * so that a hit rate near 0 or 1 still needs a real change; one standard error, not two, was
+     * the better of the two measured.)
+     */
+    static double samplingNoise(double hitRate, double previous, long requests) {
+        double p = (hitRate + previous) / 2;
+        double variance = Math.max(p * (1 - p), 0.01);
+        return Math.sqrt(variance / requests);
+    }
+
+    private boolean adjust(double hitRate, long requests) {
         double previous = previousHitRate;
         previousHitRate = hitRate;
         if (!Double.isNaN(previous)) { // the first period has nothing to compare: step down
+            if (Math.abs(hitRate - previous) < samplingNoise(hitRate, previous, requests)) {
+                step *= STEP_DECAY;
+                return false;
+            }
             if (hitRate < previous) {
                 step = -step;
             }
             if (Math.abs(hitRate - previous) > RESTART_THRESHOLD) {
                 step = Math.copySign(INITIAL_STEP, step);
             }
+        }
+        boolean pushingAgainstBound = fraction == MIN_FRACTION && step < 0 || fraction == MAX_FRACTION && step > 0;
+        if (pushingAgainstBound) {
+            step = -step;
         }
         double next = Math.clamp(fraction + step, MIN_FRACTION, MAX_FRACTION);
         step *= STEP_DECAY;

@@ -52,9 +52,13 @@ class HillClimberTest {
         }
     }
 
-    /** A hit rate with one maximum, 0.7 at {@code best}; stays in [0, 1] for best in [0, 0.8]. */
+    /**
+     * A hit rate with one maximum, 0.7 at {@code best}, half a point lower per point of share
+     * away from it (so a step of 0.06 changes it by more than a period's sampling noise); stays in
+     * [0.3, 0.7] for best in [0, 0.8].
+     */
     private static DoubleUnaryOperator peakAt(double best) {
-        return f -> 0.7 - (f - best) * (f - best);
+        return f -> 0.7 - 0.5 * Math.abs(f - best);
     }
 
     @Test
@@ -106,10 +110,38 @@ class HillClimberTest {
         assertThat(climber.windowFraction()).isCloseTo(0.06125, within(1e-12));
         w.period(f -> 0.50); // better: up again, by 0.0625 × 0.98²
         assertThat(climber.windowFraction()).isCloseTo(0.06125 + 0.060025, within(1e-12));
-        w.period(f -> 0.50); // the same counts as no worse: keep going up
+        w.period(f -> 0.51); // better: keep going up
         assertThat(climber.windowFraction()).isCloseTo(0.06125 + 0.060025 + 0.0588245, within(1e-9));
-        w.period(f -> 0.49); // worse: back down
+        w.period(f -> 0.50); // worse: back down
         assertThat(climber.windowFraction()).isCloseTo(0.06125 + 0.060025 + 0.0588245 - 0.05764801, within(1e-9));
+    }
+
+    @Test
+    void aChangeWithinTheSamplingNoiseMovesNothing() {
+        HillClimber climber = new HillClimber(1000); // 10,000 requests a period
+        Workload w = new Workload(climber);
+        w.period(f -> 0.5);
+        w.period(f -> 0.4); // worse: up
+        double settled = climber.windowFraction();
+        // One standard error at 50% over 10,000 requests is 0.5 points: 0.3 points is noise.
+        for (int i = 0; i < 20; i++) {
+            double rate = i % 2 == 0 ? 0.403 : 0.4;
+            assertThat(w.period(f -> rate)).isFalse();
+            assertThat(climber.windowFraction()).isEqualTo(settled);
+        }
+        assertThat(w.period(f -> 0.42)).isTrue(); // 2 points is not
+        assertThat(HillClimber.samplingNoise(0.5, 0.5, 10_000)).isCloseTo(0.005, within(1e-12));
+        assertThat(HillClimber.samplingNoise(0.0, 0.0, 10_000)).isCloseTo(0.001, within(1e-12));
+    }
+
+    @Test
+    void aClimberPushingAgainstABoundStepsBackFromIt() {
+        HillClimber climber = new HillClimber(1000);
+        Workload w = new Workload(climber);
+        w.period(f -> 0.5); // first period: down to the bound
+        assertThat(climber.windowFraction()).isEqualTo(0.0);
+        w.period(f -> 0.52); // better, but it cannot go lower: it tries the other way
+        assertThat(climber.windowFraction()).isCloseTo(0.06125, within(1e-12));
     }
 
     @Test
