@@ -122,11 +122,7 @@ final class Evictor {
      * are paid once per batch, not once per page.
      */
     boolean makeRoom(Goal goal, long bytes) {
-        return makeRoom(goal, bytes, goal == Goal.PAGE ? pageBatch() : goal == Goal.ENTRY ? entryBatch() : 1);
-    }
-
-    /** {@link #makeRoom(Goal, long)} freeing {@code batch} pages or entry slots. */
-    private boolean makeRoom(Goal goal, long bytes, int batch) {
+        int batch = goal == Goal.PAGE ? pageBatch() : goal == Goal.ENTRY ? entryBatch() : 1;
         // Compaction frees pages, so it serves a writer waiting for a page; a large value or
         // the index needs budget, which only eviction of live entries gives back for sure.
         boolean compact = goal == Goal.PAGE && liveShare() < CacheSizing.COMPACT_BELOW;
@@ -294,15 +290,10 @@ final class Evictor {
         // Up to the low watermark, so writers rarely wait for a page: a batch free, when a writer
         // that took a page found fewer left. (Not on every pass: large values take the budget
         // too, and a pass that evicted to keep pages free while writers allocate values would
-        // hand them the budget and evict again.)
+        // hand them the budget and evict again. The entry bound is left to writers: evicting
+        // ahead of it would keep the cache below it.)
         if (freePages && !store.writerCanTakePages(lowWatermarkPages())) {
             makeRoom(Goal.PAGE, 0);
-        }
-        // Entry slots the same way: from above the low watermark to a gap below it, so writers
-        // meet the bound itself (and evict on their own thread) only when they outrun this.
-        long gap = entryGap(cache.maximumEntries);
-        if (gap > 0 && cache.entries.get() > cache.maximumEntries - gap) {
-            makeRoom(Goal.ENTRY, 0, (int) (2 * gap));
         }
         reclaim();
     }
@@ -397,29 +388,9 @@ final class Evictor {
      */
     private boolean full() {
         return cache.maximumEntries != Long.MAX_VALUE
-                ? cache.entries.get() >= cache.maximumEntries - entryBatch() - 2 * entryGap(cache.maximumEntries)
+                ? cache.entries.get() >= cache.maximumEntries - entryBatch()
                 : !store.writerCanTakePages(2 * pageBatch());
     }
-
-    /**
-     * How far below {@code maximumEntries} the entry count's low watermark lies: 1/512 of the
-     * bound, at most 4,096; none below {@link #BACKGROUND_ENTRY_EVICTION_FROM} entries. Above the
-     * low watermark, writes ask for background eviction, which goes down to twice as far below
-     * the bound; writers evict on their own thread only at the bound itself. The cache thereby
-     * holds 0.2% to 0.4% fewer entries than its bound while it is full.
-     */
-    static long entryGap(long maximumEntries) {
-        return maximumEntries == Long.MAX_VALUE || maximumEntries < BACKGROUND_ENTRY_EVICTION_FROM
-                ? 0
-                : Math.min(4096, maximumEntries >>> 9);
-    }
-
-    /**
-     * The smallest bound evicted ahead of in the background. A smaller cache's writers evict at
-     * the bound: a gap of one or two entries costs a small cache hit rate out of proportion
-     * (zigzag at 1,000 entries: -0.3 points, the simulator's mean -0.1) and saves little.
-     */
-    static final long BACKGROUND_ENTRY_EVICTION_FROM = 4096;
 
     /**
      * One unit of eviction work, evicting if memory or an entry slot is needed. While the window

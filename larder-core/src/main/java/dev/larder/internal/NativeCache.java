@@ -118,13 +118,6 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
     private final AtomicBoolean maintenanceScheduled = new AtomicBoolean();
     /** Set by a writer that took a page and found few left: maintenance then frees a batch. */
     private volatile boolean pagesWanted;
-    /**
-     * Entries above which a write asks for background eviction (see {@link Evictor#entryGap}),
-     * {@link Long#MAX_VALUE} when writers evict only at the bound.
-     */
-    private final long entryLowWatermark;
-    /** Times a writer found no entry slot and evicted on its own thread (for tests). */
-    final LongAdder writerEntryEvictions = new LongAdder();
 
     private final Runnable maintenanceTask = this::maintain;
     private final ForkJoinMaintenance forkJoinTask = new ForkJoinMaintenance();
@@ -193,8 +186,6 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         this.epochs = new ReaderEpochs(4 * cores);
         this.policy = new WindowTinyLfu(policyCapacity(config, sizing), seed, budget);
         this.evictor = new Evictor(this, policy);
-        long gap = Evictor.entryGap(maximumEntries);
-        this.entryLowWatermark = gap > 0 ? maximumEntries - gap : Long.MAX_VALUE;
         this.reads = new AccessBuffer(2 * CacheSizing.ceilPow2(cores), ACCESS_BUFFER);
         this.writes = new AccessBuffer(2 * CacheSizing.ceilPow2(cores), ACCESS_BUFFER);
         this.countRead = this::applyAccess;
@@ -844,7 +835,6 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                 }
                 return FAILED;
             } else if (outcome == NEED_ENTRY) {
-                writerEntryEvictions.increment();
                 makeRoom(Evictor.Goal.ENTRY, 0);
             } else if (outcome == NEED_BYTES) {
                 makeRoom(Evictor.Goal.BYTES, shard.growthBytes());
@@ -1152,9 +1142,9 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
     }
 
     /**
-     * Schedules maintenance when a write took a fresh page and few are left, or left the entry
-     * count above its low watermark; runs the routine for expiry and the policy's housekeeping
-     * after every {@link #ROUTINE_EVERY} writes of a thread. Writers wait for eviction only at the high watermark: no page to
+     * Schedules maintenance when a write took a fresh page and few are left (the low watermark)
+     * and, for expiry and the policy's housekeeping, after every 64
+     * writes of a thread. Writers wait for eviction only at the high watermark: no page to
      * append to, or no entry slot (see {@link #makeRoom}).
      */
     private void afterWrite(KeyScratch ks, boolean freshPage) {
@@ -1166,8 +1156,6 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         if (freshPage && store.lowOnPages(evictor.lowWatermarkPages())) {
             pagesWanted = true;
             scheduleMaintenance(); // memory is short: have pages freed off this thread
-        } else if (entries.get() > entryLowWatermark) {
-            scheduleMaintenance(); // entry slots are short: have a batch evicted off this thread
         } else if ((++ks.writes & (ROUTINE_EVERY - 1)) == 0) {
             runMaintenance(false); // the routine, amortized here: no thread to wake for it
         }
