@@ -881,10 +881,11 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         RecordLayout.Header h = ks.header;
         // A lock-free look first, so that a write that must append does not take the lock twice.
         long s = shard.beginRead();
+        long seen = IndexWord.EMPTY;
         boolean sameShape;
         try {
             sameShape = s >= 0
-                    && shard.probe(hash, store, ks.bytes, ks.length, h) != IndexWord.EMPTY
+                    && (seen = shard.probe(hash, store, ks.bytes, ks.length, h)) != IndexWord.EMPTY
                     && sameShape(h, valueLength, expires, fixedTtl)
                     && shard.validate(s);
         } catch (RuntimeException raced) {
@@ -901,7 +902,12 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         shard.lock.lock();
         try {
             checkOpen();
-            int slot = shard.slotOf(hash, store, ks.bytes, ks.length, h);
+            // Every change to the shard happens under its lock and moves its seq: if the seq is
+            // still the one of the look, the word and the header parsed then are still true, and
+            // the slot is found from the index words alone, without reading the key again.
+            int slot = shard.validate(s)
+                    ? shard.slotOfLocation(hash, IndexWord.location(seen))
+                    : shard.slotOf(hash, store, ks.bytes, ks.length, h);
             if (slot < 0 || !sameShape(h, valueLength, expires, fixedTtl)) {
                 return NOT_IN_PLACE;
             }
