@@ -241,6 +241,15 @@ final class Evictor {
         return (int) Math.max(1, Math.min(32, cache.maximumEntries / 512));
     }
 
+    /**
+     * Entries an insert may take the count past {@code maximumEntries} when another thread holds
+     * the maintenance lock (and is evicting): 1/512 of the bound, at most 4,096, none below 4,096
+     * entries. A second writer then does not wait behind the first one's eviction batch.
+     */
+    static long entrySlack(long maximumEntries) {
+        return maximumEntries == Long.MAX_VALUE || maximumEntries < 4096 ? 0 : Math.min(4096, maximumEntries >>> 9);
+    }
+
     /** Pages to free at once for a waiting writer: 1/64 of the cache's pages, 1 to 16. */
     private int pageBatch() {
         return Math.max(1, Math.min(16, store.maxPages() / 64));
@@ -295,7 +304,15 @@ final class Evictor {
         if (freePages && !store.writerCanTakePages(lowWatermarkPages())) {
             makeRoom(Goal.PAGE, 0);
         }
+        evictPastTheBound();
         reclaim();
+    }
+
+    /** Inserts that went past maximumEntries into the slack (see {@link #entrySlack}) are evicted. */
+    void evictPastTheBound() {
+        if (cache.entries.get() > cache.maximumEntries) {
+            makeRoom(Goal.ENTRY, 0);
+        }
     }
 
     /** Free pages below which maintenance is due (the low watermark): a batch. */
@@ -307,6 +324,7 @@ final class Evictor {
     void cleanUp() {
         expirePages(Integer.MAX_VALUE);
         dropDeadEverywhere(1 << 16);
+        evictPastTheBound();
         reclaim();
     }
 

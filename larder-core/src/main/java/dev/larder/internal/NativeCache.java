@@ -118,6 +118,12 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
     private final AtomicBoolean maintenanceScheduled = new AtomicBoolean();
     /** Set by a writer that took a page and found few left: maintenance then frees a batch. */
     private volatile boolean pagesWanted;
+    /**
+     * Entries at which a writer must evict before it inserts: {@code maximumEntries} plus a
+     * slack (see {@link Evictor#entrySlack}) in which an insert past the bound finds the
+     * maintenance lock taken and goes on, while the lock's holder evicts.
+     */
+    private final long entryHardLimit;
 
     private final Runnable maintenanceTask = this::maintain;
     private final ForkJoinMaintenance forkJoinTask = new ForkJoinMaintenance();
@@ -186,6 +192,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         this.epochs = new ReaderEpochs(4 * cores);
         this.policy = new WindowTinyLfu(policyCapacity(config, sizing), seed, budget);
         this.evictor = new Evictor(this, policy);
+        this.entryHardLimit = maximumEntries + Evictor.entrySlack(maximumEntries);
         this.reads = new AccessBuffer(2 * CacheSizing.ceilPow2(cores), ACCESS_BUFFER);
         this.writes = new AccessBuffer(2 * CacheSizing.ceilPow2(cores), ACCESS_BUFFER);
         this.countRead = this::applyAccess;
@@ -1082,7 +1089,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
     private boolean tryAddEntry() {
         for (; ; ) {
             long n = entries.get();
-            if (n >= maximumEntries) {
+            if (n >= entryHardLimit) {
                 return false;
             }
             if (entries.compareAndSet(n, n + 1)) {
@@ -1125,6 +1132,29 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         }
     }
 
+    /**
+     * An insert took the entry count past {@code maximumEntries} (into the slack): evicts a batch
+     * if the maintenance lock is free; if another thread holds it, that thread is evicting, and
+     * this one goes on rather than wait.
+     */
+    private void evictPastTheBound() {
+        if (!maintenanceLock.tryLock()) {
+            return;
+        }
+        List<Evictor.Removal> removed;
+        try {
+            if (closed) {
+                return;
+            }
+            drainAccesses();
+            evictor.evictPastTheBound();
+            removed = evictor.takeRemovals();
+        } finally {
+            maintenanceLock.unlock();
+        }
+        deliver(removed);
+    }
+
     /** Runs the evictor until {@code goal} is met; blocks other maintenance meanwhile. */
     void makeRoom(Evictor.Goal goal, long bytes) {
         if (insideReader()) {
@@ -1162,6 +1192,8 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         if (freshPage && store.lowOnPages(evictor.lowWatermarkPages())) {
             pagesWanted = true;
             scheduleMaintenance(); // memory is short: have pages freed off this thread
+        } else if (entries.get() > maximumEntries) {
+            evictPastTheBound();
         } else if ((++ks.writes & (ROUTINE_EVERY - 1)) == 0) {
             runMaintenance(false); // the routine, amortized here: no thread to wake for it
         }

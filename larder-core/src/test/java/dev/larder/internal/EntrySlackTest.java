@@ -1,0 +1,140 @@
+package dev.larder.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.larder.Codecs;
+import dev.larder.Larder;
+import dev.larder.LarderCache;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The entry bound's slack: while one thread evicts, others may insert past {@code
+ * maximumEntries} by up to the slack instead of waiting; past the slack they wait; maintenance
+ * and cleanUp bring the count back under the bound.
+ */
+@Timeout(120)
+class EntrySlackTest {
+    private static final byte[] VALUE = {1, 2, 3, 4};
+
+    private static LarderCache<Long, byte[]> cache(long maximumEntries, Executor executor) {
+        return Larder.newBuilder(Codecs.longs(), Codecs.bytes())
+                .maximumBytes(256L << 20)
+                .maximumEntries(maximumEntries)
+                .executor(executor)
+                .build();
+    }
+
+    @Test
+    void theSlackIsAFiveHundredTwelfthOfTheBoundFromFourThousandNinetySixEntries() {
+        assertThat(Evictor.entrySlack(4_095)).isZero();
+        assertThat(Evictor.entrySlack(4_096)).isEqualTo(8);
+        assertThat(Evictor.entrySlack(1_000_000)).isEqualTo(1_953);
+        assertThat(Evictor.entrySlack(1L << 40)).isEqualTo(4_096);
+        assertThat(Evictor.entrySlack(Long.MAX_VALUE)).isZero(); // no entry bound
+    }
+
+    @Test
+    void aSingleWriterWithMaintenanceOnItsThreadNeverPassesTheBound() {
+        int max = 10_000;
+        try (LarderCache<Long, byte[]> cache = cache(max, Runnable::run)) {
+            for (long k = 0; k < 50_000; k++) {
+                cache.put(k, VALUE);
+                assertThat(cache.size()).isLessThanOrEqualTo(max);
+            }
+            assertThat(cache.size()).isGreaterThan(max - 32); // at most an eviction batch below
+        }
+    }
+
+    @Test
+    void whileAnotherThreadHoldsMaintenanceInsertsGoOnThroughTheSlackThenWait() throws Exception {
+        int max = 10_000;
+        long slack = Evictor.entrySlack(max);
+        try (LarderCache<Long, byte[]> cache = cache(max, Runnable::run)) {
+            for (long k = 0; k < max; k++) {
+                cache.put(k, VALUE);
+            }
+            NativeCache<?, ?> nc = (NativeCache<?, ?>) cache;
+            CountDownLatch held = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            Thread holder = Thread.ofPlatform().start(() -> {
+                nc.maintenanceLock.lock();
+                try {
+                    held.countDown();
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } finally {
+                    nc.maintenanceLock.unlock();
+                }
+            });
+            held.await();
+            long before = cache.size();
+            for (long k = max; k < max + slack + (max - before); k++) {
+                cache.put(k, VALUE); // returns at once: the slack takes it
+            }
+            assertThat(cache.size()).isEqualTo(max + slack);
+            // One more must evict first, and waits for the holder.
+            AtomicBoolean done = new AtomicBoolean();
+            Thread writer = Thread.ofPlatform().start(() -> {
+                cache.put(-1L, VALUE);
+                done.set(true);
+            });
+            writer.join(200);
+            assertThat(done).isFalse();
+            release.countDown();
+            writer.join();
+            holder.join();
+            assertThat(done).isTrue();
+            assertThat(cache.size()).isLessThanOrEqualTo(max);
+            assertThat(cache.getIfPresent(-1L)).isNotNull(); // the newest entry is in the window
+        }
+    }
+
+    @Test
+    void concurrentInsertersStayWithinTheSlackAndCleanUpRestoresTheBound() throws Exception {
+        int max = 10_000;
+        long slack = Evictor.entrySlack(max);
+        int writers = 3;
+        try (LarderCache<Long, byte[]> cache = cache(max, ForkJoinPool.commonPool())) {
+            AtomicBoolean stop = new AtomicBoolean();
+            AtomicLong highest = new AtomicLong();
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            List<Thread> threads = new ArrayList<>();
+            for (int w = 0; w < writers; w++) {
+                long first = w * 1_000_000L;
+                threads.add(Thread.ofPlatform().start(() -> {
+                    try {
+                        for (long k = first; k < first + 200_000; k++) {
+                            cache.put(k, VALUE);
+                        }
+                    } catch (Throwable t) {
+                        failure.compareAndSet(null, t);
+                    }
+                }));
+            }
+            Thread monitor = Thread.ofPlatform().start(() -> {
+                while (!stop.get()) {
+                    highest.accumulateAndGet(cache.size(), Math::max);
+                }
+            });
+            for (Thread t : threads) {
+                t.join();
+            }
+            stop.set(true);
+            monitor.join();
+            assertThat(failure.get()).isNull();
+            assertThat(highest.get()).isLessThanOrEqualTo(max + slack);
+            cache.cleanUp();
+            assertThat(cache.size()).isLessThanOrEqualTo(max).isGreaterThan(max - 64);
+        }
+    }
+}
