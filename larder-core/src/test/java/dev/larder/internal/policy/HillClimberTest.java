@@ -142,6 +142,17 @@ class HillClimberTest {
         assertThat(climber.windowFraction()).isEqualTo(0.0);
         w.period(f -> 0.52); // better, but it cannot go lower: it tries the other way
         assertThat(climber.windowFraction()).isCloseTo(0.06125, within(1e-12));
+        w.period(f -> 0.50); // worse: back down, to just above the bound (the step decayed)
+        assertThat(climber.windowFraction()).isLessThan(0.01);
+        // It stepped back once and that did not pay: while the hit rate keeps improving by less
+        // than 5 points a period (the same workload), it keeps to the bound.
+        for (int i = 1; i <= 20; i++) {
+            double rate = 0.50 + 0.02 * i;
+            w.period(f -> rate);
+            assertThat(climber.windowFraction()).as("period %d", i).isEqualTo(0.0);
+        }
+        w.period(f -> 0.40); // a change of more than 5 points: a new workload, worth one more try
+        assertThat(climber.windowFraction()).isGreaterThan(0.0);
     }
 
     @Test
