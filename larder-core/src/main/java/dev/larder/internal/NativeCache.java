@@ -1138,21 +1138,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
      * this one goes on rather than wait.
      */
     private void evictPastTheBound() {
-        if (!maintenanceLock.tryLock()) {
-            return;
-        }
-        List<Evictor.Removal> removed;
-        try {
-            if (closed) {
-                return;
-            }
-            drainAccesses();
-            evictor.evictPastTheBound();
-            removed = evictor.takeRemovals();
-        } finally {
-            maintenanceLock.unlock();
-        }
-        deliver(removed);
+        underMaintenanceLock(false, false);
     }
 
     /** Runs the evictor until {@code goal} is met; blocks other maintenance meanwhile. */
@@ -1284,6 +1270,15 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
      * {@code wait} is false, only if the lock is free (a writer amortizing the routine never waits).
      */
     private void runMaintenance(boolean wait) {
+        underMaintenanceLock(wait, true);
+    }
+
+    /**
+     * Under the maintenance lock (if {@code wait} is false, only if it is free): drains the
+     * access buffers, then runs the evictor's whole routine, or only evicts what is past the entry
+     * bound; delivers the removals after the lock is released.
+     */
+    private void underMaintenanceLock(boolean wait, boolean routine) {
         if (closed) {
             return;
         }
@@ -1298,9 +1293,13 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                 return;
             }
             drainAccesses();
-            boolean freePages = pagesWanted;
-            pagesWanted = false;
-            evictor.routine(freePages);
+            if (routine) {
+                boolean freePages = pagesWanted;
+                pagesWanted = false;
+                evictor.routine(freePages);
+            } else {
+                evictor.evictPastTheBound();
+            }
             removed = evictor.takeRemovals();
         } finally {
             maintenanceLock.unlock();
