@@ -86,10 +86,8 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
     final IndexShard[] shards;
     final int shardMask;
     final AtomicLong entries = new AtomicLong();
-    /** Entries whose record is in the window queue. */
+    /** Entries whose record is in the window queue (the rest are in main). */
     final LongAdder windowEntries = new LongAdder();
-    /** Entries whose record is in main's protected queue (the rest are on probation). */
-    final LongAdder protectedEntries = new LongAdder();
 
     private final AtomicLong indexBytes = new AtomicLong();
     final long maximumEntries;
@@ -1012,7 +1010,9 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                     outcome = FAILED;
                 } else if (current >= 0) {
                     shard.relocate(slot, location, (int) (old.end - store.offset(current)), recordBytes);
-                    movedToWindow(current); // the new record is in the window
+                    if (store.queueOf(current) != PageStore.WINDOW) {
+                        windowEntries.increment(); // the new record is in the window
+                    }
                     replaced = current;
                     replacedExpired = !live;
                     if (!decode && old.large()) {
@@ -1231,32 +1231,6 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         protected void compute() {
             maintain();
         }
-    }
-
-    /** Keeps the queues' entry counts when an entry's record leaves {@code queue} (removed or evicted). */
-    void leftQueue(int queue) {
-        if (queue == PageStore.WINDOW) {
-            windowEntries.decrement();
-        } else if (queue == PageStore.PROTECTED) {
-            protectedEntries.decrement();
-        }
-    }
-
-    /** Keeps the queues' entry counts when an entry's record moves from {@code from} to {@code to}. */
-    void movedBetween(int from, int to) {
-        if (from != to) {
-            leftQueue(from);
-            if (to == PageStore.WINDOW) {
-                windowEntries.increment();
-            } else if (to == PageStore.PROTECTED) {
-                protectedEntries.increment();
-            }
-        }
-    }
-
-    /** An overwrite appended the entry's new record to the window; its old one was at {@code old}. */
-    private void movedToWindow(long old) {
-        movedBetween(store.queueOf(old), PageStore.WINDOW);
     }
 
     /** The maintenance task: drain the access buffers, expire, evict down to the low watermark. */
@@ -1551,7 +1525,9 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                 h = header(current);
                 shard.removeAt(slot, (int) (h.end - store.offset(current)));
                 entries.decrementAndGet();
-                leftQueue(store.queueOf(current));
+                if (store.queueOf(current) == PageStore.WINDOW) {
+                    windowEntries.decrement();
+                }
                 removed = current;
             } finally {
                 shard.lock.unlock();
@@ -1813,7 +1789,9 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                     int n = shard.count();
                     for (int i = 0; i < n; i++) {
                         long location = locations[i];
-                        leftQueue(store.queueOf(location));
+                        if (store.queueOf(location) == PageStore.WINDOW) {
+                            windowEntries.decrement();
+                        }
                         boolean expired = isExpired(location);
                         Evictor.Removal removal = unlinked(
                                 location,
