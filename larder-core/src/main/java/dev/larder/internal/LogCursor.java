@@ -76,12 +76,17 @@ final class LogCursor {
         }
         if (offset >= limit) {
             // Ask the store only when the records known so far are used up: a page's end only
-            // grows until it is sealed, and each question takes the store's lock.
-            limit = store.limit(page);
-            if (limit < 0) {
+            // grows until it is sealed, and each question takes the store's lock. Whether it is
+            // sealed is asked first: read after the end, a seal in between (with records appended
+            // before it) would pair an old end with "sealed", and the page would be retired with
+            // live records past that end.
+            boolean sealedNow = store.isSealed(page);
+            long end = store.limit(page);
+            if (end < 0) {
                 return Next.WAITING; // being sealed by its stripe
             }
-            sealed = store.isSealed(page);
+            limit = end;
+            sealed = sealedNow;
         }
         if (offset >= limit) {
             if (!sealed) {
