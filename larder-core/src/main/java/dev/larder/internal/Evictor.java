@@ -12,18 +12,21 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Reclaims memory and entry slots with Larder's W-TinyLFU policy, played out on the log's two
+ * Reclaims memory and entry slots with Larder's W-TinyLFU policy, played out on the log's three
  * queues (see {@link PageStore}): every new record enters the <em>window</em>; when the window
  * holds more entries than its target (about 1% of the cache, adapted by hill climbing), its
  * oldest record becomes the <em>candidate</em> and meets the <em>victim</em>, the oldest record
- * of the <em>main</em> queue. The one the frequency sketch has seen more often stays (the
- * candidate is copied to the head of main), the other is evicted; ties keep the victim, which
- * is what protects the cache from scans and loops.
+ * of main's <em>probation</em> queue (of its <em>protected</em> queue when probation is empty).
+ * The one the frequency sketch has seen more often stays (the candidate is copied to the head
+ * of probation), the other is evicted; ties keep the victim, which is what protects the cache
+ * from scans and loops.
  *
- * <p>Both queues give second chances, CLOCK-style: a record read since it was last looked at
- * is copied to the head of its own queue with its access count lowered, instead of being a
- * candidate or a victim. The window thereby behaves like an LRU and main like a segmented LRU
- * (a record read more than once survives more passes).
+ * <p>Second chances, CLOCK-style: a window record read since it was last looked at is copied
+ * to the window's head with its access count cleared, so the window behaves like an LRU. A main
+ * record read since it was last looked at is copied to the head of the protected queue with its
+ * count lowered by one (from probation, its promotion), instead of being a victim; protected
+ * holds at most {@link WindowTinyLfu#protectedTarget 80%} of main, and gives up its oldest
+ * unread records to probation's head. Main thereby behaves like Caffeine's segmented LRU.
  *
  * <p>Other duties: a record no index word leads to is dead and skipped; one past its deadline
  * is removed as EXPIRED; when live records fill little of the log, records are copied forward
@@ -31,9 +34,10 @@ import java.util.List;
  * the end of a sealed page, the page is retired, then zeroed and reused after a reader grace
  * period.
  *
- * <p>Bounded work: between two evictions each queue gives at most {@link #MAX_REINSERTIONS}
- * second chances, so one eviction looks at no more than {@code 2 * MAX_REINSERTIONS + 2} live
- * records, whatever the access pattern.
+ * <p>Bounded work: between two evictions the window and main each give at most {@link
+ * #MAX_REINSERTIONS} second chances, and each promotion into protected demotes at most {@link
+ * #DEMOTIONS_PER_PROMOTION} records, so one eviction moves no more than {@link #MAX_EXAMINED}
+ * live records, whatever the access pattern.
  *
  * <p>Runs under the cache's maintenance lock, one thread at a time. It holds one shard lock at
  * a time, never waits while holding it, and runs no user code: removals are collected and
@@ -55,6 +59,13 @@ final class Evictor {
     static final int MAX_STEPS = 1 << 20;
     /** Second chances each queue may give between two evictions. */
     static final int MAX_REINSERTIONS = 16;
+    /** Records the protected queue may give up to probation after each promotion into it. */
+    static final int DEMOTIONS_PER_PROMOTION = 2;
+    /**
+     * Live records one eviction moves at most: the window's second chances, main's (each
+     * promotion into protected followed by its demotions), and the candidate and victim.
+     */
+    static final int MAX_EXAMINED = MAX_REINSERTIONS + MAX_REINSERTIONS * (1 + DEMOTIONS_PER_PROMOTION) + 2;
     /** How long eviction waits for a writer that reserved the oldest record to install it. */
     static final long WAIT_LIMIT_NANOS = 10_000_000_000L;
 
@@ -68,7 +79,12 @@ final class Evictor {
     /** The window FIFO to look at first next time: they take turns. */
     private int nextWindow;
 
-    private final LogCursor main;
+    /** Main's probation queue: records admitted and not read since; victims come from here. */
+    private final LogCursor probation;
+    /** Main's protected queue: records read while on probation. */
+    private final LogCursor protect;
+    /** The main cursor whose record is the current victim (set by findVictim). */
+    private LogCursor victim;
     /** Bytes the current makeRoom call may still copy forward for compaction. */
     private long compactionAllowance;
 
@@ -95,7 +111,9 @@ final class Evictor {
             windows[stripe] = new LogCursor(store, stripe);
         }
         this.window = windows[0];
-        this.main = new LogCursor(store, store.evictorStripe(PageStore.MAIN));
+        this.probation = new LogCursor(store, store.evictorStripe(PageStore.PROBATION));
+        this.protect = new LogCursor(store, store.evictorStripe(PageStore.PROTECTED));
+        this.victim = probation;
     }
 
     /**
@@ -265,17 +283,18 @@ final class Evictor {
         // so the new split shows in the hit rate at once and the climber can judge it.
         for (int steps = 256; steps > 0 && transferQuota > 0 && windowUnderTarget(); steps--) {
             transferQuota--;
-            LogCursor.Next next = main.next(false);
+            LogCursor.Next next = findVictim(false);
             if (next == LogCursor.Next.RECORD) {
-                if (act(main, hashOf(main), Action.MOVE_IF_ROOM, PageStore.WINDOW, main.access()) == Step.KEPT) {
+                if (act(victim, hashOf(victim), Action.MOVE_IF_ROOM, PageStore.WINDOW, victim.access()) == Step.KEPT) {
                     break; // no room to move it
                 }
             } else if (next == LogCursor.Next.PAGE_RETIRED) {
-                retire(main.retiredPage);
+                retire(victim.retiredPage);
             } else {
                 break;
             }
         }
+        demoteExcess(256);
         examined = 0; // promotions and transfers are not evictions
         // Up to the low watermark, so writers rarely wait for a page: a batch free, when a writer
         // that took a page found fewer left. (Not on every pass: large values take the budget
@@ -350,7 +369,11 @@ final class Evictor {
 
     /** Whether the window holds more entries than the policy wants it to. */
     private boolean windowOverTarget() {
-        return cache.windowEntries.sum() > policy.windowTarget(capacity());
+        return cache.windowEntries.sum() > windowTargetNow();
+    }
+
+    private long windowTargetNow() {
+        return policy.windowTarget(capacity());
     }
 
     /** Whether the window holds fewer entries than its target, by more than one. */
@@ -406,12 +429,12 @@ final class Evictor {
         if (next != LogCursor.Next.NOTHING) {
             return passed(window, next);
         }
-        next = main.next(true);
+        next = findVictim(true);
         if (next == LogCursor.Next.RECORD) {
             return fromMain(compact);
         }
         if (next != LogCursor.Next.NOTHING) {
-            return passed(main, next);
+            return passed(victim, next);
         }
         next = findCandidate(true);
         if (next == LogCursor.Next.RECORD) {
@@ -461,18 +484,58 @@ final class Evictor {
         };
     }
 
+    /**
+     * Puts {@link #victim} on main's oldest record: probation's, or protected's when probation is
+     * empty. Returns what the cursor found.
+     */
+    private LogCursor.Next findVictim(boolean mayTakeActive) {
+        victim = probation;
+        LogCursor.Next next = probation.next(mayTakeActive);
+        if (next == LogCursor.Next.NOTHING) {
+            victim = protect;
+            next = protect.next(mayTakeActive);
+        }
+        return next;
+    }
+
     /** Moves the window's candidate to main unopposed if there is room (else keeps it). */
     private Step promote() {
         long hash = hashOf(window);
         Step second = secondChance(window, hash, Action.MOVE_IF_ROOM);
-        return second != null ? second : act(window, hash, Action.MOVE_IF_ROOM, PageStore.MAIN, 0);
+        return second != null ? second : act(window, hash, Action.MOVE_IF_ROOM, PageStore.PROBATION, 0);
+    }
+
+    /**
+     * While the protected queue holds more entries than its share of main, its oldest records
+     * leave it, up to {@code budget} of them: one read since it was last looked at goes round
+     * again (its count lowered), one that was not goes to the head of probation, where it must be
+     * read again before it reaches the victim's place. Records are only moved, never evicted.
+     */
+    private void demoteExcess(int budget) {
+        while (budget-- > 0 && cache.protectedEntries.sum() > policy.protectedTarget(capacity(), windowTargetNow())) {
+            LogCursor.Next next = protect.next(false);
+            if (next == LogCursor.Next.PAGE_RETIRED) {
+                retire(protect.retiredPage);
+                continue;
+            }
+            if (next != LogCursor.Next.RECORD) {
+                return;
+            }
+            long hash = hashOf(protect);
+            int access = protect.access();
+            int to = access > 0 ? PageStore.PROTECTED : PageStore.PROBATION;
+            if (act(protect, hash, Action.MOVE_IF_ROOM, to, access > 0 ? access - 1 : 0) == Step.KEPT) {
+                return; // no room to move it
+            }
+        }
     }
 
     /**
      * If the record under {@code cursor} was read since it was last looked at and its queue's
-     * allowance of second chances lasts, copies it to the head of its own queue (a window record
-     * with its count cleared, a main record with it lowered by one) and returns the step; else
-     * null.
+     * allowance of second chances lasts, gives it one and returns the step; else null. A window
+     * record goes to the window's head with its count cleared; a main record goes to the head of
+     * the protected queue with its count lowered by one (from probation, that is its promotion;
+     * the protected queue then gives up its excess to probation).
      */
     private Step secondChance(LogCursor cursor, long hash, Action action) {
         boolean inWindow = cursor.queue == PageStore.WINDOW;
@@ -480,12 +543,16 @@ final class Evictor {
         if (access == 0 || (inWindow ? windowReinsertions : mainReinsertions) >= MAX_REINSERTIONS) {
             return null;
         }
-        Step step = act(cursor, hash, action, cursor.queue, inWindow ? 0 : access - 1);
+        int to = inWindow ? PageStore.WINDOW : PageStore.PROTECTED;
+        Step step = act(cursor, hash, action, to, inWindow ? 0 : access - 1);
         if (step == Step.MOVED) {
             if (inWindow) {
                 windowReinsertions++;
             } else {
                 mainReinsertions++;
+                if (cursor.queue == PageStore.PROBATION) {
+                    demoteExcess(DEMOTIONS_PER_PROMOTION);
+                }
             }
         }
         return step;
@@ -504,33 +571,34 @@ final class Evictor {
             return second;
         }
         if (compact) {
-            return act(window, hash, Action.MOVE, PageStore.MAIN, 0);
+            return act(window, hash, Action.MOVE, PageStore.PROBATION, 0);
         }
-        LogCursor.Next next = main.next(true);
+        LogCursor.Next next = findVictim(true);
         if (next == LogCursor.Next.NOTHING) {
-            return act(window, hash, Action.MOVE, PageStore.MAIN, 0);
+            return act(window, hash, Action.MOVE, PageStore.PROBATION, 0);
         }
         if (next != LogCursor.Next.RECORD) {
-            return passed(main, next);
+            return passed(victim, next);
         }
-        long victimHash = hashOf(main);
-        Step victimSecond = secondChance(main, victimHash, Action.MOVE);
+        long victimHash = hashOf(victim);
+        Step victimSecond = secondChance(victim, victimHash, Action.MOVE);
         if (victimSecond != null) {
             return victimSecond;
         }
         if (policy.admit(hash, victimHash)) {
-            int to = windowOverTarget() ? PageStore.MAIN : PageStore.WINDOW;
+            int to = windowOverTarget() ? PageStore.PROBATION : PageStore.WINDOW;
             Step promoted = act(window, hash, Action.MOVE, to, 0);
             if (promoted != Step.MOVED) {
                 return promoted; // the candidate is gone after all; the victim stays
             }
-            return act(main, victimHash, Action.EVICT, 0, 0);
+            return act(victim, victimHash, Action.EVICT, 0, 0);
         }
         return act(window, hash, Action.EVICT, 0, 0);
     }
 
-    /** Main's oldest record when the window is within its target: a second chance or eviction. */
+    /** Main's victim when the window is within its target: a second chance or eviction. */
     private Step fromMain(boolean compact) {
+        LogCursor main = victim;
         long hash = hashOf(main);
         Step second = secondChance(main, hash, Action.MOVE);
         if (second != null) {
@@ -538,10 +606,10 @@ final class Evictor {
         }
         int access = main.access();
         if (compact && main.sealOwnPage()) {
-            // Never copy from the page the copies land in (they would be walked again): main's
-            // active page is sealed first, its rest left empty.
+            // Never copy from the page the copies land in (they would be walked again): the
+            // queue's active page is sealed first, its rest left empty.
             long bytes = main.end - store.offset(main.location);
-            Step step = act(main, hash, Action.MOVE, PageStore.MAIN, access);
+            Step step = act(main, hash, Action.MOVE, main.queue, access);
             compactionAllowance -= step == Step.MOVED ? bytes : 0;
             return step;
         }
@@ -556,7 +624,8 @@ final class Evictor {
         for (LogCursor cursor : windows) {
             dropDead(cursor, budget);
         }
-        dropDead(main, budget);
+        dropDead(probation, budget);
+        dropDead(protect, budget);
     }
 
     /** Passes dead and expired records at the oldest end of a queue, up to {@code budget}. */
@@ -620,9 +689,7 @@ final class Evictor {
                 }
                 if (action != Action.EVICT
                         && copyForward(shard, slot, location, segment, h, recordBytes, toQueue, access)) {
-                    if (queue != toQueue) {
-                        cache.windowEntries.add(toQueue == PageStore.WINDOW ? 1 : -1);
-                    }
+                    cache.movedBetween(queue, toQueue);
                     return Step.MOVED;
                 }
                 if (action == Action.MOVE_IF_ROOM) {
@@ -632,9 +699,7 @@ final class Evictor {
             cause = expired ? RemovalCause.EXPIRED : RemovalCause.SIZE;
             shard.removeAt(slot, recordBytes);
             cache.entries.decrementAndGet();
-            if (queue == PageStore.WINDOW) {
-                cache.windowEntries.decrement();
-            }
+            cache.leftQueue(queue);
             removal = cache.unlinked(location, h, null, cause);
         } finally {
             shard.lock.unlock();

@@ -86,8 +86,10 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
     final IndexShard[] shards;
     final int shardMask;
     final AtomicLong entries = new AtomicLong();
-    /** Entries whose record is in the window queue (the rest are in main). */
+    /** Entries whose record is in the window queue. */
     final LongAdder windowEntries = new LongAdder();
+    /** Entries whose record is in main's protected queue (the rest are on probation). */
+    final LongAdder protectedEntries = new LongAdder();
 
     private final AtomicLong indexBytes = new AtomicLong();
     final long maximumEntries;
@@ -1010,9 +1012,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                     outcome = FAILED;
                 } else if (current >= 0) {
                     shard.relocate(slot, location, (int) (old.end - store.offset(current)), recordBytes);
-                    if (store.queueOf(current) != PageStore.WINDOW) {
-                        windowEntries.increment(); // the new record is in the window
-                    }
+                    movedToWindow(current); // the new record is in the window
                     replaced = current;
                     replacedExpired = !live;
                     if (!decode && old.large()) {
@@ -1231,6 +1231,32 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         protected void compute() {
             maintain();
         }
+    }
+
+    /** Keeps the queues' entry counts when an entry's record leaves {@code queue} (removed or evicted). */
+    void leftQueue(int queue) {
+        if (queue == PageStore.WINDOW) {
+            windowEntries.decrement();
+        } else if (queue == PageStore.PROTECTED) {
+            protectedEntries.decrement();
+        }
+    }
+
+    /** Keeps the queues' entry counts when an entry's record moves from {@code from} to {@code to}. */
+    void movedBetween(int from, int to) {
+        if (from != to) {
+            leftQueue(from);
+            if (to == PageStore.WINDOW) {
+                windowEntries.increment();
+            } else if (to == PageStore.PROTECTED) {
+                protectedEntries.increment();
+            }
+        }
+    }
+
+    /** An overwrite appended the entry's new record to the window; its old one was at {@code old}. */
+    private void movedToWindow(long old) {
+        movedBetween(store.queueOf(old), PageStore.WINDOW);
     }
 
     /** The maintenance task: drain the access buffers, expire, evict down to the low watermark. */
@@ -1525,9 +1551,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                 h = header(current);
                 shard.removeAt(slot, (int) (h.end - store.offset(current)));
                 entries.decrementAndGet();
-                if (store.queueOf(current) == PageStore.WINDOW) {
-                    windowEntries.decrement();
-                }
+                leftQueue(store.queueOf(current));
                 removed = current;
             } finally {
                 shard.lock.unlock();
@@ -1789,9 +1813,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                     int n = shard.count();
                     for (int i = 0; i < n; i++) {
                         long location = locations[i];
-                        if (store.queueOf(location) == PageStore.WINDOW) {
-                            windowEntries.decrement();
-                        }
+                        leftQueue(store.queueOf(location));
                         boolean expired = isExpired(location);
                         Evictor.Removal removal = unlinked(
                                 location,

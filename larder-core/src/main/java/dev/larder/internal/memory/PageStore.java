@@ -21,11 +21,13 @@ import java.lang.invoke.VarHandle;
  * Each page is its own native block, so the budget can hand memory from records to large
  * values or the index by freeing whole pages.
  *
- * <p>The log is two queues: the <em>window</em>, where writers append every new record, and the
- * <em>main</em> queue, where the evictor copies the records its admission policy keeps. Each
- * stripe has its own FIFO of pages, so an active page of one writer never stands in front of
- * another's full pages: the window is the FIFOs of the writer stripes and of the evictor's
- * window stripe, main is the FIFO of the evictor's main stripe (the last stripe).
+ * <p>The log is three queues: the <em>window</em>, where writers append every new record; the
+ * <em>probation</em> queue, where the evictor copies the records its admission policy lets into
+ * the main space; and the <em>protected</em> queue, where it copies main records that were read
+ * while on probation. Each stripe has its own FIFO of pages, so an active page of one writer
+ * never stands in front of another's full pages: the window is the FIFOs of the writer stripes
+ * and of the evictor's window stripe; probation and protected are the FIFOs of the evictor's
+ * last two stripes.
  *
  * <p>Free pages beyond a small reserve go to writers; the reserve is kept for the evictor, which
  * needs room to copy forward the records it keeps.
@@ -34,10 +36,12 @@ public final class PageStore {
     public static final long NO_PAGE = -1L;
     /** The queue writers append to: new records wait here for admission. */
     public static final int WINDOW = 0;
-    /** The queue of admitted records. */
-    public static final int MAIN = 1;
+    /** The queue of admitted records not read since they were admitted (main's victims come from here). */
+    public static final int PROBATION = 1;
+    /** The queue of main records read while on probation. */
+    public static final int PROTECTED = 2;
 
-    private static final int QUEUES = 2;
+    private static final int QUEUES = 3;
     private static final VarHandle CURSOR = MethodHandles.arrayElementVarHandle(long[].class);
     private static final VarHandle DEADLINE = MethodHandles.arrayElementVarHandle(long[].class);
     private static final VarHandle FIFO_SIZE = MethodHandles.arrayElementVarHandle(int[].class);
@@ -90,8 +94,8 @@ public final class PageStore {
     private boolean closed;
 
     /**
-     * @param stripes writer stripes (all in the window); two more, the last, belong to the
-     *     evictor: one in the window, one in the main queue
+     * @param stripes writer stripes (all in the window); three more, the last, belong to the
+     *     evictor: one in each queue
      */
     public PageStore(int pageSize, long maxRecordBytes, int stripes, MemoryBudget budget) {
         if (Integer.bitCount(pageSize) != 1) {

@@ -586,7 +586,7 @@ class PageStoreTest {
     void theMainStripeFillsPagesOfTheMainQueueOnly() {
         MemoryBudget budget = new MemoryBudget(1 << 20);
         PageStore store = new PageStore(PAGE, 1 << 20, 2, budget);
-        int mainStripe = store.evictorStripe(PageStore.MAIN);
+        int mainStripe = store.evictorStripe(PageStore.PROBATION);
         assertThat(mainStripe).isEqualTo(3);
         assertThat(store.evictorStripe(PageStore.WINDOW)).isEqualTo(2);
         List<Integer> windowPages = new ArrayList<>();
@@ -595,7 +595,7 @@ class PageStoreTest {
             Reserved w = reserveAndWrite(store, i % 3, 10, 1000, false, (byte) 1);
             Reserved m = reserveAndWrite(store, mainStripe, 10, 1000, false, (byte) 2);
             assertThat(store.queueOf(w.location())).isEqualTo(PageStore.WINDOW);
-            assertThat(store.queueOf(m.location())).isEqualTo(PageStore.MAIN);
+            assertThat(store.queueOf(m.location())).isEqualTo(PageStore.PROBATION);
             int wp = (int) (w.location() / PAGE);
             int mp = (int) (m.location() / PAGE);
             if (!windowPages.contains(wp)) {
@@ -607,14 +607,15 @@ class PageStoreTest {
         }
         assertThat(windowPages).doesNotContainAnyElementsOf(mainPages);
         assertThat(store.pagesInLog(PageStore.WINDOW)).isEqualTo(windowPages.size());
-        assertThat(store.pagesInLog(PageStore.MAIN)).isEqualTo(mainPages.size());
+        assertThat(store.pagesInLog(PageStore.PROBATION)).isEqualTo(mainPages.size());
         assertThat(store.pagesInLog()).isEqualTo(windowPages.size() + mainPages.size());
         // Each stripe has its own FIFO, in activation order.
         for (int page : mainPages) {
-            assertThat(store.oldestPage(store.evictorStripe(PageStore.MAIN))).isEqualTo(page);
-            store.dequeueOldest(store.evictorStripe(PageStore.MAIN));
+            assertThat(store.oldestPage(store.evictorStripe(PageStore.PROBATION)))
+                    .isEqualTo(page);
+            store.dequeueOldest(store.evictorStripe(PageStore.PROBATION));
         }
-        assertThat(store.oldestPage(store.evictorStripe(PageStore.MAIN))).isEqualTo(-1);
+        assertThat(store.oldestPage(store.evictorStripe(PageStore.PROBATION))).isEqualTo(-1);
         assertThat(store.oldestPage(0)).isEqualTo(windowPages.get(0));
         store.freeAll();
     }
