@@ -70,11 +70,11 @@ public final class MemoryEstimator {
             // Records do not span pages: the tail of each page that no whole record fits is lost.
             long perPage = Math.max(1, (long) (sizing.pageSize() / Math.ceil(record)));
             long pageBytes = (entries + perPage - 1) / perPage * sizing.pageSize();
-            // Each writer stripe and the evictor's two stripes (window and main) hold one partly
-            // filled page, and maintenance
+            // Each writer stripe and the evictor's three stripes (window, probation, protected)
+            // hold one partly filled page, and maintenance
             // keeps a batch of pages free (1/64 of them, 1 to 16) so writers rarely wait.
             long batch = Math.max(1, Math.min(16, budget / sizing.pageSize() / 64));
-            long slack = pageBytes - recordBytes + (sizing.writerStripes() + 2 + batch + 1) * sizing.pageSize();
+            long slack = pageBytes - recordBytes + (sizing.writerStripes() + 3 + batch + 1) * sizing.pageSize();
             long sketchBytes = FrequencySketch.bytesFor(entries);
             long total = recordBytes + largeBytes + indexBytes + sketchBytes + slack;
             // Enough that the live share stays a margin below the compaction threshold.
