@@ -180,6 +180,28 @@ def table(header, rows):
     return "\n".join(out)
 
 
+# Exceptions a run is expected to log: a map that does not evict cannot run the insert scenario.
+EXPECTED_FAILURES = ("does not evict",)
+
+
+def failed_runs(results_dir):
+    """(log file, exception line) for every exception in the benchmark logs, expected ones aside."""
+    logs = os.path.join(results_dir, "logs")
+    if not os.path.isdir(logs):
+        return []
+    found = []
+    for name in sorted(os.listdir(logs)):
+        if not name.endswith(".log") or name.startswith("peer-"):
+            continue
+        with open(os.path.join(logs, name), errors="replace") as f:
+            for line in f:
+                line = line.strip()
+                m = re.match(r"^([\w.$]+(?:Exception|Error)): (.*)$", line)
+                if m and not any(e in line for e in EXPECTED_FAILURES):
+                    found.append((name, line))
+    return found
+
+
 def missing_reason(cache, method, peers, log_hint=""):
     p = peers.get(cache)
     if p is not None and not p.get("ok", True):
@@ -395,6 +417,20 @@ def main():
         "past its capacity and the read-through scenarios do not apply to it."
     )
     L.append("")
+
+    # ---- failed forks: an exception in a benchmark's log is a finding, not a blank cell
+    failures = failed_runs(args.results)
+    if failures:
+        L.append("## ❌ Benchmark runs that threw")
+        L.append("")
+        L.append(
+            "A fork that throws leaves its cell empty (—); these are the exceptions in the run's logs "
+            f"(`{args.results}/logs`), first line each. An exception from a cache is a bug to fix before "
+            "its figures are trusted."
+        )
+        L.append("")
+        L.extend(f"- `{name}`: `{line}`" for name, line in failures)
+        L.append("")
 
     # ---- bar check
     L.append("## Against the bar")
