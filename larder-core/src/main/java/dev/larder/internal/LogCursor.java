@@ -52,6 +52,13 @@ final class LogCursor {
     /** After PAGE_RETIRED: the page that left the queue. */
     int retiredPage = -1;
 
+    /**
+     * For tests: runs between the two questions {@link #next} asks the store about a page's end,
+     * where a writer appending and sealing once let the cursor retire a page with live records
+     * (LogCursorTest). Null in a cache.
+     */
+    Runnable betweenEndQuestions;
+
     LogCursor(PageStore store, int stripe) {
         this.store = store;
         this.stripe = stripe;
@@ -81,6 +88,9 @@ final class LogCursor {
             // before it) would pair an old end with "sealed", and the page would be retired with
             // live records past that end.
             boolean sealedNow = store.isSealed(page);
+            if (betweenEndQuestions != null) {
+                betweenEndQuestions.run();
+            }
             long end = store.limit(page);
             if (end < 0) {
                 return Next.WAITING; // being sealed by its stripe
