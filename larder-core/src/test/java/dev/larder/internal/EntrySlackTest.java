@@ -55,7 +55,7 @@ class EntrySlackTest {
     }
 
     @Test
-    void whileAnotherThreadHoldsMaintenanceInsertsGoOnThroughTheSlackThenWait() throws Exception {
+    void whileAnotherThreadHoldsMaintenanceInsertsGoOnThroughTheSlackThenWaitUnparked() throws Exception {
         int max = 10_000;
         long slack = Evictor.entrySlack(max);
         try (LarderCache<Long, byte[]> cache = cache(max, Runnable::run)) {
@@ -88,9 +88,22 @@ class EntrySlackTest {
                 cache.put(-1L, VALUE);
                 done.set(true);
             });
-            writer.join(200);
-            assertThat(done).isFalse();
-            release.countDown();
+            try {
+                // It waits on its CPU (spinning, then yielding), never parked: a park's wake-up costs
+                // more than the holder's batch.
+                long until = System.nanoTime() + 200_000_000L;
+                while (System.nanoTime() < until) {
+                    Thread.State state = writer.getState();
+                    assertThat(state).as("the waiting writer's state").isIn(Thread.State.RUNNABLE, Thread.State.NEW);
+                    Thread.sleep(1);
+                }
+                assertThat(done).isFalse();
+                assertThat(cache.size())
+                        .as("the waiting writer did not pass the slack")
+                        .isEqualTo(max + slack);
+            } finally {
+                release.countDown(); // also when an assertion failed: the threads must end
+            }
             writer.join();
             holder.join();
             assertThat(done).isTrue();
