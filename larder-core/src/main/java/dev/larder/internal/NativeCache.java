@@ -1141,27 +1141,25 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         underMaintenanceLock(false, false);
     }
 
-    /** Spins before {@link #awaitEntrySlot} gives up the CPU between looks. */
+    /** Spins of {@link #awaitEntrySlot} (a few µs) before it blocks on the lock. */
     private static final int ENTRY_SLOT_SPINS = 256;
 
     /**
      * An insert found the entry count at the hard limit (the bound plus its slack): evicts if the
      * maintenance lock is free; if another thread holds it, that thread is evicting a batch, and
-     * this one waits for a slot by spinning, then yielding, but never parks: a park and its
-     * wake-up cost more than the batch (10-50 µs on a 2-core virtual machine, against a few µs).
+     * this one spins a few µs for a slot before it blocks on the lock: a park and its wake-up
+     * cost more than a batch (10-50 µs on a 2-core virtual machine, against a few µs). It does not
+     * yield: a holder with a longer job (the executor's thread freeing pages, one thread more than
+     * the cores) lost its CPU to yielding writers.
      */
     private void awaitEntrySlot() {
         for (int spins = 0; entries.get() >= entryHardLimit; spins++) {
             checkOpen();
-            if (!maintenanceLock.isLocked() || insideReader()) {
+            if (!maintenanceLock.isLocked() || insideReader() || spins >= ENTRY_SLOT_SPINS) {
                 makeRoom(Evictor.Goal.ENTRY, 0); // insideReader: makeRoom says why it cannot
                 return;
             }
-            if (spins < ENTRY_SLOT_SPINS) {
-                Thread.onSpinWait();
-            } else {
-                Thread.yield();
-            }
+            Thread.onSpinWait();
         }
     }
 

@@ -55,7 +55,7 @@ class EntrySlackTest {
     }
 
     @Test
-    void whileAnotherThreadHoldsMaintenanceInsertsGoOnThroughTheSlackThenWaitUnparked() throws Exception {
+    void whileAnotherThreadHoldsMaintenanceInsertsGoOnThroughTheSlackThenWait() throws Exception {
         int max = 10_000;
         long slack = Evictor.entrySlack(max);
         try (LarderCache<Long, byte[]> cache = cache(max, Runnable::run)) {
@@ -89,14 +89,7 @@ class EntrySlackTest {
                 done.set(true);
             });
             try {
-                // It waits on its CPU (spinning, then yielding), never parked: a park's wake-up costs
-                // more than the holder's batch.
-                long until = System.nanoTime() + 200_000_000L;
-                while (System.nanoTime() < until) {
-                    Thread.State state = writer.getState();
-                    assertThat(state).as("the waiting writer's state").isIn(Thread.State.RUNNABLE, Thread.State.NEW);
-                    Thread.sleep(1);
-                }
+                writer.join(200);
                 assertThat(done).isFalse();
                 assertThat(cache.size())
                         .as("the waiting writer did not pass the slack")
