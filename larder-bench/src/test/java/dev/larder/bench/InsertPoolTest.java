@@ -1,0 +1,57 @@
+package dev.larder.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code putInsert} must measure inserts of new keys: a frequency-aware cache keeps part of any
+ * loop it is fed, so the key pool must be long enough that it finds almost none of it present.
+ */
+class InsertPoolTest {
+    private static final int SIZE = 10_000;
+
+    @Test
+    void poolIsLongEnoughThatLarderFindsAlmostNoKeyPresent() {
+        int pool = GetPutBenchmark.insertPoolSize(SIZE);
+        assertThat(presentShare(pool)).isLessThan(0.02);
+    }
+
+    @Test
+    void aPoolOfTwiceTheSizeIsALoopLarderKeepsPartOf() {
+        // Why the pool is long: with 2 × size keys a large share of the "inserts" were overwrites.
+        assertThat(presentShare(2 * SIZE)).isGreaterThan(0.2);
+    }
+
+    @Test
+    void poolSizeIsBounded() {
+        assertThat(GetPutBenchmark.insertPoolSize(10_000)).isEqualTo(640_000);
+        assertThat(GetPutBenchmark.insertPoolSize(1_000_000)).isEqualTo(GetPutBenchmark.MAX_INSERT_POOL);
+        assertThat(GetPutBenchmark.insertPoolSize(10_000_000)).isEqualTo(20_000_000);
+    }
+
+    /** The share of puts, over the pool's second and third passes, whose key was already present. */
+    private static double presentShare(int pool) {
+        String[] keys = Keys.keys(0, SIZE);
+        String[] inserts = Keys.keys(SIZE, pool);
+        byte[] value = Keys.value(1, 256);
+        try (LarderAdapter cache = new LarderAdapter(SIZE, 256)) {
+            for (String k : keys) {
+                cache.put(k, value);
+            }
+            for (String k : inserts) {
+                cache.put(k, value);
+            }
+            long present = 0;
+            for (int pass = 0; pass < 2; pass++) {
+                for (String k : inserts) {
+                    if (cache.cache.containsKey(k)) {
+                        present++;
+                    }
+                    cache.put(k, value);
+                }
+            }
+            return (double) present / (2L * pool);
+        }
+    }
+}
