@@ -445,7 +445,7 @@ def main():
         L.append(
             "AverageTime mode; lower is better. In brackets: the cache's time over Larder's (above 1.00× means "
             "Larder is faster). 16-byte keys, 256-byte values; the cache holds N entries; GET and PUT-overwrite pick "
-            "uniformly random present keys; PUT-insert cycles through min(64N, 16M) fresh keys, so almost every put inserts a new key and evicts (a pool of 2N, used before 2026-11-24, is a loop of which Larder and Caffeine kept about half, so half of their \"inserts\" were overwrites; with this pool under 2% find their key present)."
+            "uniformly random present keys; PUT-insert cycles through 64N fresh keys (at most 16M, at least 2N), so almost every put inserts a new key and evicts (a pool of 2N, used before 2026-11-24, is a loop of which Larder and Caffeine kept about half, so half of their \"inserts\" were overwrites; with this pool under 2% find their key present)."
         )
         L.append("")
         for op, title in OPS:
