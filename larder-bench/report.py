@@ -811,7 +811,32 @@ def bar_checks(getput, zc, memory, sizes, threads):
                 bad |= ratio > 1.0
                 cells.append(f"N={fmt_size(s)} {t}t {ratio:.2f}×{p50_note(op, 'caffeine', s, t)}")
         out.append(f"- {mark(not bad if cells else None)} **{op} ≤ 1.0× Caffeine** (Larder / Caffeine, AverageTime; p50 in brackets): " + (", ".join(cells) or "no data") + ".")
-    # 4. allocation
+    # 4. tail latency vs Caffeine at 100K and above
+    def p999(op, c, s, t):
+        r = find(getput, method=op, mode="sample", threads=t, cache=c, size=s)
+        return r["pct"].get("99.9") if r else None
+
+    cells, lost = [], []
+    for op in ("get", "putOverwrite", "putInsert"):
+        for t in threads:
+            for s in sizes:
+                if s < 100_000:
+                    continue
+                l, c = p999(op, "larder", s, t), p999(op, "caffeine", s, t)
+                if l is None or c is None:
+                    continue
+                cell = f"{op} N={fmt_size(s)} {t}t {fmt_ns(l)} vs {fmt_ns(c)}"
+                cells.append(cell)
+                if not l < c:
+                    lost.append(cell)
+    out.append(
+        f"- {mark(not lost if cells else None)} **p99.9 below Caffeine's at 100K and 1M** (Larder vs Caffeine, SampleTime, "
+        f"ns unless marked µs): {len(cells) - len(lost)} of {len(cells)} below."
+        + (" Not below: " + ", ".join(lost) + "." if lost else "")
+        + (" All: " + ", ".join(cells) + "." if cells else " No SampleTime data.")
+        + " A short run's p99.9 is a handful of samples, most of them the machine's hiccups, not the cache's."
+    )
+    # 5. allocation
     cells, bad = [], False
     for op in ("putOverwrite", "putInsert"):
         for s in sizes:
@@ -825,7 +850,7 @@ def bar_checks(getput, zc, memory, sizes, threads):
             bad |= r["alloc"] >= ZERO_ALLOC
             cells.append(f"zero-copy GET N={fmt_size(s)} {fmt_bytes(r['alloc'])} B")
     out.append(f"- {mark(not bad if cells else None)} **0 bytes allocated per PUT and per zero-copy GET**: " + (", ".join(cells) or "no data (run with -prof gc)") + ".")
-    # 5. memory
+    # 6. memory
     mres = memory.get("results", []) if isinstance(memory, dict) else []
     cells, bad = [], False
     configs = sorted({(r.get("entries"), r.get("valueBytes")) for r in mres})
