@@ -320,12 +320,11 @@ final class Evictor {
         return pageBatch();
     }
 
-    /** An explicit cleanUp: the routine pass, then every retired page and extent freed. */
+    /** An explicit cleanUp: every expired entry and dead record at the queues' ends removed, then the routine pass. */
     void cleanUp() {
         expirePages(Integer.MAX_VALUE);
         dropDeadEverywhere(1 << 16);
-        evictPastTheBound();
-        reclaim();
+        routine(false); // the queues back to their targets (a window change leaves protected over)
     }
 
     List<Removal> takeRemovals() {

@@ -1426,10 +1426,18 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
 
     /** Under the maintenance lock: counts the buffered accesses and lets the policy adapt. */
     private void drainAccesses() {
+        if (!policy.counting() && halfFull()) {
+            policy.startCounting();
+        }
         reads.drainTo(countRead);
         writes.drainTo(countWrite);
         evictor.adapt(reads.counted(), stats.misses.sum());
         policy.ensureCapacity(entries.get());
+    }
+
+    /** Whether the cache holds half its entry bound, or uses half its bytes. */
+    private boolean halfFull() {
+        return entries.get() >= maximumEntries / 2 || budget.used() >= budget.maximum() / 2;
     }
 
     @Override
