@@ -166,13 +166,18 @@ class EvictionPolicyTest {
             long[] byQueue = recount(nc);
             long mainEntries = byQueue[PageStore.PROBATION] + byQueue[PageStore.PROTECTED];
             // Hot keys read on probation were promoted; protected keeps its share of main, 80% of
-            // the cache less the window's target (the routine, which cleanUp runs, demotes its
-            // excess, also the excess a window grown by the hill climber left), so probation
-            // always has room to judge new records.
+            // the cache less the window's target, so probation always has room to judge new
+            // records. The routine (which cleanUp runs) demotes the excess with bounded work, and
+            // records read since they were last looked at go round first, so after the hill
+            // climber grows the window protected may still be a little over its new target: up
+            // to 14 entries of 1,516 in 12 runs; 2% allowed. With demotion turned off it held
+            // 1,727 against a bound of 1,630.
             long protectedTarget = nc.policy.protectedTarget(capacity, nc.policy.windowTarget(capacity));
             assertThat(protectedTarget).isEqualTo((long) (0.8 * (capacity - nc.policy.windowTarget(capacity))));
             assertThat(byQueue[PageStore.PROTECTED]).as("protected entries").isGreaterThan(mainEntries / 2);
-            assertThat(byQueue[PageStore.PROTECTED]).as("protected entries").isLessThanOrEqualTo(protectedTarget);
+            assertThat(byQueue[PageStore.PROTECTED])
+                    .as("protected entries")
+                    .isLessThanOrEqualTo(protectedTarget + protectedTarget / 50);
         }
     }
 
