@@ -737,9 +737,12 @@ def bar_checks(getput, zc, memory, sizes, threads):
         r = find(getput, method=op, mode="avgt", threads=t, cache=c, size=s)
         return r["score"] if r else None
 
-    def p50(op, c, s, t):
+    def percentile(op, c, s, t, q):
         r = find(getput, method=op, mode="sample", threads=t, cache=c, size=s)
-        return r["pct"].get("50.0") if r else None
+        return r["pct"].get(q) if r else None
+
+    def p50(op, c, s, t):
+        return percentile(op, c, s, t, "50.0")
 
     def p50_note(op, other, s, t):
         l, o = p50(op, "larder", s, t), p50(op, other, s, t)
@@ -812,17 +815,13 @@ def bar_checks(getput, zc, memory, sizes, threads):
                 cells.append(f"N={fmt_size(s)} {t}t {ratio:.2f}×{p50_note(op, 'caffeine', s, t)}")
         out.append(f"- {mark(not bad if cells else None)} **{op} ≤ 1.0× Caffeine** (Larder / Caffeine, AverageTime; p50 in brackets): " + (", ".join(cells) or "no data") + ".")
     # 4. tail latency vs Caffeine at 100K and above
-    def p999(op, c, s, t):
-        r = find(getput, method=op, mode="sample", threads=t, cache=c, size=s)
-        return r["pct"].get("99.9") if r else None
-
     cells, lost = [], []
     for op in ("get", "putOverwrite", "putInsert"):
         for t in threads:
             for s in sizes:
                 if s < 100_000:
                     continue
-                l, c = p999(op, "larder", s, t), p999(op, "caffeine", s, t)
+                l, c = percentile(op, "larder", s, t, "99.9"), percentile(op, "caffeine", s, t, "99.9")
                 if l is None or c is None:
                     continue
                 cell = f"{op} N={fmt_size(s)} {t}t {fmt_ns(l)} vs {fmt_ns(c)}"
@@ -834,7 +833,7 @@ def bar_checks(getput, zc, memory, sizes, threads):
         f"ns unless marked µs): {len(cells) - len(lost)} of {len(cells)} below."
         + (" Not below: " + ", ".join(lost) + "." if lost else "")
         + (" All: " + ", ".join(cells) + "." if cells else " No SampleTime data.")
-        + " A short run's p99.9 is a handful of samples, most of them the machine's hiccups, not the cache's."
+        + " A short run's p99.9 rests on its slowest 0.1% of samples, mostly the machine's hiccups, not the cache's."
     )
     # 5. allocation
     cells, bad = [], False
