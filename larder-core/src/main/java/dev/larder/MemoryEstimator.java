@@ -1,6 +1,7 @@
 package dev.larder;
 
 import dev.larder.internal.CacheSizing;
+import dev.larder.internal.index.IndexShard;
 import dev.larder.internal.memory.RecordLayout;
 import dev.larder.internal.policy.FrequencySketch;
 
@@ -19,10 +20,10 @@ import dev.larder.internal.policy.FrequencySketch;
  * }</pre>
  */
 public final class MemoryEstimator {
-    /** The index's mean load factor while it grows by 1.25x between 0.7 and 0.875. */
-    static final double GROWING_INDEX_LOAD = 0.78;
+    /** The index's mean load factor while it grows by 1.25x between 0.64 and 0.8. */
+    static final double GROWING_INDEX_LOAD = 0.72;
     /** The load factor of an index presized with expectedEntries (see the builder). */
-    static final double PRESIZED_INDEX_LOAD = 0.8;
+    static final double PRESIZED_INDEX_LOAD = IndexShard.PRESIZED_LOAD;
 
     private MemoryEstimator() {}
 

@@ -59,7 +59,9 @@ public record CacheSizing(int pageSize, int shards, int writerStripes, int initi
         } else if (expectedEntries > 0) {
             slots = (int) Math.min(
                     MAX_SLOTS_PER_SHARD,
-                    Math.max(IndexShard.MIN_CAPACITY, Math.ceil(expectedEntries / (double) shards / 0.8)));
+                    Math.max(
+                            IndexShard.MIN_CAPACITY,
+                            Math.ceil(expectedEntries / (double) shards / IndexShard.PRESIZED_LOAD)));
         }
         return new CacheSizing(pageSize, shards, stripes, slots, maxLoad);
     }

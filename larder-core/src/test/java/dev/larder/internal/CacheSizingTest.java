@@ -99,21 +99,22 @@ class CacheSizingTest {
         CacheSizing s = CacheSizing.of(maximumBytes, expectedEntries, -1, 0, cores);
         long slots = s.initialSlotsPerShard();
         assertThat(slots).isGreaterThanOrEqualTo(IndexShard.MIN_CAPACITY);
-        // Evenly spread, every shard takes its share at the load target of 0.8, below MAX_LOAD.
+        // Evenly spread, every shard takes its share at the presized load, below MAX_LOAD.
         double perShard = expectedEntries / (double) s.shards();
-        if (perShard / 0.8 > CacheSizing.MAX_SLOTS_PER_SHARD) {
+        if (perShard / IndexShard.PRESIZED_LOAD > CacheSizing.MAX_SLOTS_PER_SHARD) {
             // A shard's table stays under 2 GiB: presizing stops at the cap, growth beyond it
             // fails with a message asking for a higher concurrencyLevel.
             assertThat(slots).isEqualTo(CacheSizing.MAX_SLOTS_PER_SHARD);
             return;
         }
-        assertThat(slots * 0.8).isGreaterThanOrEqualTo(perShard - 1e-6);
+        assertThat(slots * IndexShard.PRESIZED_LOAD).isGreaterThanOrEqualTo(perShard - 1e-6);
         if (perShard >= 16) {
             // the room hasRoomWithoutGrowth gives (at tiny sizes the rounding of slots decides)
             assertThat((long) (slots * s.maxLoad())).isGreaterThanOrEqualTo((long) Math.ceil(perShard));
         }
         // and not much more than that
-        assertThat(slots).isLessThanOrEqualTo(Math.max(IndexShard.MIN_CAPACITY, (long) Math.ceil(perShard / 0.8)));
+        assertThat(slots).isLessThanOrEqualTo(Math.max(IndexShard.MIN_CAPACITY, (long)
+                Math.ceil(perShard / IndexShard.PRESIZED_LOAD)));
     }
 
     @Provide
@@ -189,8 +190,8 @@ class CacheSizingTest {
         s = CacheSizing.of(1L << 40, -1, -1, 0, 8);
         assertThat(s.pageSize()).isEqualTo(8 << 20);
         assertThat(s.shards()).isEqualTo(16_384);
-        // 1M expected entries over 8 shards: 156,250 slots each.
+        // 1M expected entries over 8 shards at load 0.75: 166,667 slots each.
         s = CacheSizing.of(64L << 20, 1_000_000, -1, 0, 2);
-        assertThat(s.initialSlotsPerShard()).isEqualTo(156_250);
+        assertThat(s.initialSlotsPerShard()).isEqualTo(166_667);
     }
 }
