@@ -19,8 +19,9 @@ class InsertPoolTest {
 
     @Test
     void aPoolOfTwiceTheSizeIsALoopLarderKeepsPartOf() {
-        // Why the pool is long: with 2 × size keys a large share of the "inserts" were overwrites.
-        assertThat(presentShare(2 * SIZE)).isGreaterThan(0.2);
+        // Why the pool is long: with 2 × size keys a large share of the "inserts" were overwrites
+        // (about 16% since admission wants a lead of two counts, 2026-11-24; over 20% before).
+        assertThat(presentShare(2 * SIZE)).isGreaterThan(0.1);
     }
 
     @Test
