@@ -1153,9 +1153,11 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
      * the cores) lost its CPU to yielding writers.
      */
     private void awaitEntrySlot() {
+        // Asked once: a ThreadLocal lookup per spin was 9% of two threads' insert profile.
+        boolean mayNotWait = insideReader();
         for (int spins = 0; entries.get() >= entryHardLimit; spins++) {
             checkOpen();
-            if (!maintenanceLock.isLocked() || insideReader() || spins >= ENTRY_SLOT_SPINS) {
+            if (mayNotWait || !maintenanceLock.isLocked() || spins >= ENTRY_SLOT_SPINS) {
                 makeRoom(Evictor.Goal.ENTRY, 0); // insideReader: makeRoom says why it cannot
                 return;
             }
