@@ -14,10 +14,13 @@ import dev.larder.internal.memory.MemoryBudget;
 public final class WindowTinyLfu {
     /**
      * A candidate at least this warm that does not beat the victim is still admitted now and
-     * then (1 in 128), so that an attacker who makes one victim look hot cannot freeze the main
+     * then (1 in {@value #WARM_ODDS}), so that an attacker who makes one victim look hot cannot freeze the main
      * queue.
      */
     static final int WARM = 6;
+
+    /** A warm candidate that does not lead is admitted one time in this many. */
+    static final int WARM_ODDS = 128;
 
     /**
      * A candidate only one count ahead of the victim is admitted one time in this many. Measured
@@ -127,7 +130,7 @@ public final class WindowTinyLfu {
      * is), so one count is as likely the order of the accesses as popularity: such a candidate gets
      * in at random, one time in {@value #NARROW_LEAD_ODDS}, which is still enough for a new
      * working set to take over. A candidate at least {@link #WARM} that does not lead gets in one
-     * time in 128.
+     * time in {@value #WARM_ODDS}.
      */
     public boolean admit(long candidateHash, long victimHash) {
         int candidate = sketch.frequency(candidateHash);
@@ -138,7 +141,7 @@ public final class WindowTinyLfu {
         if (candidate == victim + 1) {
             return randomOneIn(NARROW_LEAD_ODDS);
         }
-        return candidate >= WARM && randomOneIn(128);
+        return candidate >= WARM && randomOneIn(WARM_ODDS);
     }
 
     /** True one time in {@code odds} (a power of two), from the cache's seeded xorshift. */
