@@ -1428,18 +1428,23 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
 
     /** Under the maintenance lock: counts the buffered accesses and lets the policy adapt. */
     private void drainAccesses() {
-        if (!policy.counting() && halfFull()) {
+        if (!policy.counting() && full()) {
             policy.startCounting();
         }
         reads.drainTo(countRead);
         writes.drainTo(countWrite);
         evictor.adapt(reads.counted(), stats.misses.sum());
-        policy.ensureCapacity(entries.get());
+        // Never past the entry bound: the count exceeds it by the eviction's slack, and a sketch
+        // grown for that would be twice the size (8 bytes per entry) and age half as often.
+        policy.ensureCapacity(Math.min(entries.get(), maximumEntries));
     }
 
-    /** Whether the cache holds half its entry bound, or uses half its bytes. */
-    private boolean halfFull() {
-        return entries.get() >= maximumEntries / 2 || budget.used() >= budget.maximum() / 2;
+    /**
+     * Whether the cache is full: it holds its entry bound, or has evicted for memory. Admission
+     * starts then, and so does counting (see {@code WindowTinyLfu#counting}).
+     */
+    private boolean full() {
+        return entries.get() >= maximumEntries || stats.evictions.sum() > 0;
     }
 
     @Override

@@ -8,9 +8,10 @@ import dev.larder.LarderCache;
 import org.junit.jupiter.api.Test;
 
 /**
- * The frequency sketch counts accesses only once the cache is half full, of its entry bound or of
- * its bytes (see {@code WindowTinyLfu#counting}), and a cache bounded by bytes alone, whose entry
- * capacity is only a guess, must still start.
+ * The frequency sketch counts accesses only once the cache is full: it holds its entry bound, or
+ * has evicted (see {@code WindowTinyLfu#counting}), so a cache bounded by bytes alone, whose
+ * entry capacity is only a guess, still starts. And it stays at 4 bytes per entry of the bound
+ * when the entry count passes the bound by the eviction's slack.
  */
 class SketchWarmUpTest {
     private static boolean counting(LarderCache<?, ?> cache) {
@@ -18,38 +19,64 @@ class SketchWarmUpTest {
     }
 
     @Test
-    void countingStartsWhenHalfTheEntryBoundIsHeld() {
+    void countingStartsWhenTheEntryBoundIsHeld() {
         try (LarderCache<Long, byte[]> cache = Larder.newBuilder(Codecs.longs(), Codecs.bytes())
                 .maximumBytes(64L << 20)
                 .maximumEntries(1_000)
                 .build()) {
-            for (long k = 0; k < 499; k++) {
+            for (long k = 0; k < 999; k++) {
                 cache.put(k, new byte[] {1});
             }
             cache.cleanUp();
             assertThat(counting(cache)).isFalse();
-            cache.put(499L, new byte[] {1});
+            cache.put(999L, new byte[] {1});
             cache.cleanUp();
             assertThat(counting(cache)).isTrue();
         }
     }
 
     @Test
-    void countingStartsWhenHalfTheBytesAreUsedInACacheBoundedByBytesAlone() {
+    void countingStartsWithTheFirstEvictionInACacheBoundedByBytesAlone() {
         try (LarderCache<Long, byte[]> cache = Larder.newBuilder(Codecs.longs(), Codecs.bytes())
                 .maximumBytes(8L << 20)
                 .build()) {
-            cache.put(0L, new byte[4096]);
-            cache.cleanUp();
-            assertThat(counting(cache)).isFalse();
-            long k = 1;
+            long k = 0;
             while (cache.memoryUsed() < (4L << 20)) {
+                cache.put(k++, new byte[4096]);
+            }
+            cache.cleanUp();
+            assertThat(cache.stats().evictionCount()).isZero();
+            assertThat(counting(cache))
+                    .as("half the bytes, nothing evicted yet")
+                    .isFalse();
+            while (cache.stats().evictionCount() == 0) {
                 cache.put(k++, new byte[4096]);
             }
             cache.cleanUp();
             assertThat(counting(cache)).isTrue();
             // The entry capacity it guessed from the budget (one entry per KiB) is far away.
             assertThat(cache.size()).isLessThan(4096);
+        }
+    }
+
+    @Test
+    void theSketchStaysAtFourBytesPerEntryOfTheBoundWhenTheCountPassesIt() {
+        int bound = 100_000;
+        try (LarderCache<Long, byte[]> cache = Larder.newBuilder(Codecs.longs(), Codecs.bytes())
+                .maximumBytes(256L << 20)
+                .maximumEntries(bound)
+                .build()) {
+            NativeCache<?, ?> nativeCache = (NativeCache<?, ?>) cache;
+            long sized = nativeCache.policy.sketchBytes();
+            assertThat(sized).isEqualTo(4L * bound);
+            for (long k = 0; k < 3L * bound; k++) {
+                cache.put(k, new byte[] {1});
+            }
+            cache.cleanUp();
+            assertThat(cache.stats().evictionCount()).isGreaterThan(0);
+            assertThat(nativeCache.policy.sketchBytes())
+                    .as("the sketch after the bound was passed")
+                    .isEqualTo(sized);
         }
     }
 
