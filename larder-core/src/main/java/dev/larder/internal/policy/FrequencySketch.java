@@ -14,6 +14,11 @@ import java.lang.foreign.ValueLayout;
  * 2i} or {@code 2i + 1} at one of its 16 nibbles, so the 4 counters are in 4 different longs and
  * one key touches one cache line.
  *
+ * <p>An increment is a conservative update: it raises only the key's counters that hold its
+ * estimate (see {@link #increment}). At 4 bytes per entry the counters are few enough that
+ * raising all four, as Caffeine does, fills them with other keys' counts; docs/ARCHITECTURE.md
+ * §5 has the measurement.
+ *
  * <p>Counters saturate at 15. Every {@link #sampleSize()} additions (increments that raised at
  * least one counter) the sketch ages: every counter is halved, and so is the number of
  * additions, so old popularity fades and the sketch follows a changing workload.
@@ -102,24 +107,29 @@ public final class FrequencySketch {
     }
 
     /**
-     * Counts one more occurrence of the key with this hash: adds one to each of its 4 counters
-     * that is below 15. Ages the sketch when the additions reach {@link #sampleSize()}.
+     * Counts one more occurrence of the key with this hash, by conservative update: adds one only
+     * to those of its 4 counters that hold its estimate (their minimum), unless that is 15. The
+     * counters above the minimum were raised by other keys sharing them; raising them too would
+     * only add to those keys' overestimates. Ages the sketch when the additions reach
+     * {@link #sampleSize()}.
      */
     public void increment(long hash) {
         long h = mix(hash);
         long base = Math.unsignedMultiplyHigh(h, blocks) * BLOCK_BYTES;
         int select = (int) h; // low bits: the block is picked by the high ones
-        boolean added = false;
+        int estimate = estimate(base, select);
+        if (estimate == 0xF) {
+            return; // saturated: not an addition
+        }
         for (int i = 0; i < 4; i++, select >>>= 5) {
             long offset = base + wordOffset(i, select);
             int shift = (select & 0xF) << 2;
             long word = table.get(ValueLayout.JAVA_LONG, offset);
-            if (((word >>> shift) & 0xF) != 0xF) {
+            if (((word >>> shift) & 0xF) == estimate) {
                 table.set(ValueLayout.JAVA_LONG, offset, word + (1L << shift));
-                added = true;
             }
         }
-        if (added && ++additions >= sampleSize) {
+        if (++additions >= sampleSize) {
             age();
         }
     }
@@ -131,7 +141,11 @@ public final class FrequencySketch {
     public int frequency(long hash) {
         long h = mix(hash);
         long base = Math.unsignedMultiplyHigh(h, blocks) * BLOCK_BYTES;
-        int select = (int) h; // low bits: the block is picked by the high ones
+        return estimate(base, (int) h); // low bits: the block is picked by the high ones
+    }
+
+    /** The smallest of the 4 counters that {@code select} picks in the block at {@code base}. */
+    private int estimate(long base, int select) {
         int min = 0xF;
         for (int i = 0; i < 4; i++, select >>>= 5) {
             long word = table.get(ValueLayout.JAVA_LONG, base + wordOffset(i, select));

@@ -116,6 +116,36 @@ class FrequencySketchTest {
     }
 
     @Test
+    void anIncrementRaisesOnlyTheCountersAtTheKeysEstimate() {
+        sketch = new FrequencySketch(1 << 12);
+        MemorySegment table = sketch.table();
+        for (long key : randomKeys(4, 50)) {
+            table.fill((byte) 0);
+            sketch.increment(key);
+            // The key's 4 counters, each alone in its long and at 1: offset -> the long's value.
+            Map<Long, Long> counters = new HashMap<>();
+            for (long offset = 0; offset < table.byteSize(); offset += Long.BYTES) {
+                long word = table.get(ValueLayout.JAVA_LONG, offset);
+                if (word != 0) {
+                    counters.put(offset, word);
+                }
+            }
+            assertThat(counters).hasSize(4);
+            // Other keys' collisions raised one of the key's counters to 6; its estimate is still 1.
+            long shared = List.copyOf(counters.keySet()).get((int) (key & 3));
+            table.set(ValueLayout.JAVA_LONG, shared, counters.get(shared) * 6);
+            assertThat(sketch.frequency(key)).isOne();
+
+            sketch.increment(key);
+
+            assertThat(sketch.frequency(key)).isEqualTo(2);
+            counters.forEach((offset, atOne) -> assertThat(table.get(ValueLayout.JAVA_LONG, offset))
+                    .as("counter at %d", offset)
+                    .isEqualTo(offset == shared ? atOne * 6 : atOne * 2));
+        }
+    }
+
+    @Test
     void distinctKeysAreMostlyIndependent() {
         sketch = new FrequencySketch(1024);
         long[] keys = randomKeys(3, 10_512);
