@@ -19,9 +19,10 @@ class InsertPoolTest {
 
     @Test
     void aPoolOfTwiceTheSizeIsALoopLarderKeepsPartOf() {
-        // Why the pool is long: with 2 × size keys a large share of the "inserts" were overwrites
-        // (about 16% since admission wants a lead of two counts, 2026-11-24; over 20% before).
-        assertThat(presentShare(2 * SIZE)).isGreaterThan(0.1);
+        // Why the pool is long: with 2 × size keys a share of the "inserts" are overwrites, at
+        // least twice what the long pool allows (2026-11-24: about 6% since the sketch's
+        // conservative update, 16% before it, over 20% before admission wanted a lead of two).
+        assertThat(presentShare(2 * SIZE)).isGreaterThan(0.04);
     }
 
     @Test
