@@ -1,7 +1,7 @@
 package dev.larder.bench;
 
-import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Times GETs one by one to find what a cache's slow GETs are: fills a cache with N entries (16-byte
@@ -23,7 +23,7 @@ public final class GetTailProbe {
     private GetTailProbe() {}
 
     public static void main(String[] args) {
-        Map<String, String> opts = parse(args);
+        Map<String, String> opts = ProbeArgs.parse(args, Set.of());
         String name = opts.getOrDefault("cache", "larder");
         int entries = Integer.parseInt(opts.getOrDefault("entries", "100000"));
         int calls = Integer.parseInt(opts.getOrDefault("calls", "4000000"));
@@ -69,16 +69,5 @@ public final class GetTailProbe {
                         sink);
             }
         }
-    }
-
-    private static Map<String, String> parse(String[] args) {
-        Map<String, String> opts = new LinkedHashMap<>();
-        for (int i = 0; i < args.length; i++) {
-            if (!args[i].startsWith("--") || i + 1 == args.length) {
-                throw new IllegalArgumentException("expected --name value pairs, got: " + args[i]);
-            }
-            opts.put(args[i].substring(2), args[++i]);
-        }
-        return opts;
     }
 }

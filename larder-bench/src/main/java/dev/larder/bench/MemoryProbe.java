@@ -13,6 +13,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -37,7 +38,7 @@ public final class MemoryProbe {
     private MemoryProbe() {}
 
     public static void main(String[] args) throws Exception {
-        Map<String, String> opts = parse(args);
+        Map<String, String> opts = ProbeArgs.parse(args, Set.of("child"));
         if (opts.containsKey("child")) {
             child(opts.get("cache"), Long.parseLong(opts.get("entries")), Integer.parseInt(opts.get("value-size")));
             System.exit(0); // peers may leave non-daemon threads
@@ -291,25 +292,6 @@ public final class MemoryProbe {
             }
             m.put(key, value);
             i = v1 + 1;
-        }
-        return m;
-    }
-
-    private static Map<String, String> parse(String[] args) {
-        Map<String, String> m = new LinkedHashMap<>();
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            if (!a.startsWith("--")) {
-                throw new IllegalArgumentException("unexpected argument: " + a);
-            }
-            String key = a.substring(2);
-            if (key.equals("child")) {
-                m.put(key, "true");
-            } else if (i + 1 < args.length) {
-                m.put(key, args[++i]);
-            } else {
-                throw new IllegalArgumentException("missing value for " + a);
-            }
         }
         return m;
     }
