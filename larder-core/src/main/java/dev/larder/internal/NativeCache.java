@@ -203,8 +203,27 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
     /** Accesses a stripe of the access buffers holds before the oldest are overwritten. */
     private static final int ACCESS_BUFFER = 512;
 
-    /** A reader drains the buffers each time its stripe has recorded this many accesses. */
-    private static final int DRAIN_EVERY = ACCESS_BUFFER / 2;
+    /**
+     * A reader drains the buffers each time its stripe has recorded this many accesses. Small,
+     * because the reader that drains waits for it: a drain of 256 accesses was the whole p99.9 of
+     * a one-thread GET (~11 µs at 100K entries, ~30 µs at 1M; docs/speed-work.md, eleventh and
+     * twelfth sessions). An eighth of the ring, so a drainer held up by a maintenance batch still
+     * has room before accesses are lost.
+     */
+    private static final int DRAIN_EVERY = ACCESS_BUFFER / 8;
+
+    /**
+     * Accesses a reader's drains take in between two looks at the policy's inputs (the hit and
+     * miss counts for the climber, the entry count for the sketch's size). Those reads touch
+     * lines that every reader and writer updates, so they are the fixed part of a drain: a reader
+     * takes them once per 256 accesses, as when it drained every 256, not on each small drain.
+     * Maintenance takes them on each of its drains, so the climber's sample periods end where
+     * they did.
+     */
+    private static final int ADAPT_EVERY = 256;
+
+    /** Accesses drained since the policy last looked at its inputs; under the maintenance lock. */
+    private long drainedSinceAdapt;
 
     /** Entries the policy is sized for first: the bound, the expectation, or a guess it grows from. */
     private static long policyCapacity(CacheConfig<?, ?> config, CacheSizing sizing) {
@@ -1418,7 +1437,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         }
         try {
             if (!closed) {
-                drainAccesses();
+                drainAccesses(true);
             }
         } finally {
             maintenanceLock.unlock();
@@ -1428,11 +1447,23 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
 
     /** Under the maintenance lock: counts the buffered accesses and lets the policy adapt. */
     private void drainAccesses() {
+        drainAccesses(false);
+    }
+
+    /**
+     * {@link #drainAccesses()}; a reader's or writer's {@code small} drain lets the policy adapt
+     * only once {@link #ADAPT_EVERY} accesses have been drained since it last did.
+     */
+    private void drainAccesses(boolean small) {
         if (!policy.counting() && full()) {
             policy.startCounting();
         }
-        reads.drainTo(countRead);
-        writes.drainTo(countWrite);
+        drainedSinceAdapt += reads.drainTo(countRead);
+        drainedSinceAdapt += writes.drainTo(countWrite);
+        if (small && drainedSinceAdapt < ADAPT_EVERY) {
+            return;
+        }
+        drainedSinceAdapt = 0;
         evictor.adapt(reads.counted(), stats.misses.sum());
         // Never past the entry bound: the count exceeds it by the eviction's slack, and a sketch
         // grown for that would be twice the size (8 bytes per entry) and age half as often.
@@ -1479,6 +1510,11 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             retiredTables.clear();
             return out;
         }
+    }
+
+    /** Reads recorded and not yet drained into the policy: a moment's estimate, for tests. */
+    long pendingReads() {
+        return reads.pending();
     }
 
     boolean hasRetiredTables() {

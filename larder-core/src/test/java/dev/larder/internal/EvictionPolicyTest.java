@@ -85,12 +85,12 @@ class EvictionPolicyTest {
             // counters are shared with the hot set's: each is looked for among fresh keys.
             java.util.Set<Long> hotBlocks = new java.util.HashSet<>();
             for (long k = 0; k < hot; k++) {
-                hotBlocks.add(nc.policy.sketchBlock(hashOf(nc, k)));
+                hotBlocks.add(nc.policy.sketchBlock(TestKeys.hashOfLong(nc, k)));
             }
             int flooded = 0;
             long hotKey = 0;
             for (long k = 1_000_000; flooded < 50_000; k++) {
-                if (hotBlocks.contains(nc.policy.sketchBlock(hashOf(nc, k)))) {
+                if (hotBlocks.contains(nc.policy.sketchBlock(TestKeys.hashOfLong(nc, k)))) {
                     access(cache, k);
                     access(cache, k); // twice, to look warmer than a one-time key
                     if (++flooded % 2 == 0) {
@@ -102,13 +102,6 @@ class EvictionPolicyTest {
                     .as("hot keys left after 50,000 colliding keys, each seen twice")
                     .isGreaterThanOrEqualTo(hot * 90 / 100);
         }
-    }
-
-    private static long hashOf(NativeCache<?, ?> nc, long key) {
-        byte[] bytes = new byte[8];
-        java.lang.foreign.MemorySegment s = java.lang.foreign.MemorySegment.ofArray(bytes);
-        Codecs.longs().write(key, s, 0);
-        return dev.larder.internal.hash.KeyHash.hash(nc.seed, s, 0, 8);
     }
 
     @Test
