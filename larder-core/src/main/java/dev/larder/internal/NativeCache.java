@@ -906,23 +906,27 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             long condition) {
         RecordLayout.Header h = ks.header;
         // A lock-free look first, so that a write that must append does not take the lock twice.
+        // A look that raced with another writer of the shard proves nothing either way: the
+        // lock's look decides then (appending instead would leave dead bytes to compact).
         long s = shard.beginRead();
         long seen = IndexWord.EMPTY;
-        boolean sameShape;
+        boolean raced;
+        boolean sameShape = false;
         try {
-            sameShape = s >= 0
-                    && (seen = shard.probe(hash, store, ks.bytes, ks.length, h)) != IndexWord.EMPTY
-                    && sameShape(h, valueLength, expires, fixedTtl)
-                    && shard.validate(s);
-        } catch (RuntimeException raced) {
+            if (s >= 0) {
+                seen = shard.probe(hash, store, ks.bytes, ks.length, h);
+                sameShape = seen != IndexWord.EMPTY && sameShape(h, valueLength, expires, fixedTtl);
+            }
+            raced = !shard.validate(s);
+        } catch (RuntimeException garbage) {
             checkOpen();
-            sameShape = false;
+            raced = true;
         }
         // The put is counted here, not first: the write buffer's atomic waits for every store
         // still in flight (a full fence on x86), and after a look at the index few are left.
         // Taken back by the caller if the write fails.
         countWrite(ks, hash);
-        if (!sameShape) {
+        if (!raced && !sameShape) {
             return NOT_IN_PLACE;
         }
         shard.lock.lock();
@@ -931,7 +935,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             // Every change to the shard happens under its lock and moves its seq: if the seq is
             // still the one of the look, the word and the header parsed then are still true, and
             // the slot is found from the index words alone, without reading the key again.
-            int slot = shard.validate(s)
+            int slot = !raced && shard.validate(s)
                     ? shard.slotOfLocation(hash, IndexWord.location(seen))
                     : shard.slotOf(hash, store, ks.bytes, ks.length, h);
             if (slot < 0 || !sameShape(h, valueLength, expires, fixedTtl)) {

@@ -98,6 +98,59 @@ class InPlaceRewriteTest {
     }
 
     @Test
+    void writersRacingInOneShardStillRewriteInPlace() throws Exception {
+        // One shard, two writers: most lock-free looks race with the other writer's rewrite. A
+        // raced look must be settled under the lock, not answered by appending a new record.
+        try (LarderCache<Long, byte[]> cache = Larder.newBuilder(Codecs.longs(), Codecs.bytes())
+                .maximumBytes(16L << 20)
+                .concurrencyLevel(1)
+                .executor(Runnable::run)
+                .build()) {
+            for (int round = 0; round <= 1; round++) {
+                for (long k = 0; k < 2_000; k++) {
+                    cache.put(k, value(k, round, 100));
+                }
+            }
+            cache.cleanUp();
+            int pages = internals(cache).store.pagesInLog();
+            long[] locations = new long[2_000];
+            for (int k = 0; k < 2_000; k++) {
+                locations[k] = locationOf(cache, k);
+            }
+            CountDownLatch start = new CountDownLatch(1);
+            Queue<Throwable> failures = new ConcurrentLinkedQueue<>();
+            List<Thread> writers = new ArrayList<>();
+            for (int w = 0; w < 2; w++) {
+                long parity = w;
+                writers.add(Thread.ofPlatform().start(() -> {
+                    try {
+                        start.await();
+                        for (int round = 2; round <= 50; round++) {
+                            for (long k = parity; k < 2_000; k += 2) {
+                                cache.put(k, value(k, round, 100));
+                            }
+                        }
+                    } catch (Throwable t) {
+                        failures.add(t);
+                    }
+                }));
+            }
+            start.countDown();
+            for (Thread writer : writers) {
+                writer.join();
+            }
+            assertThat(failures).isEmpty();
+            assertThat(internals(cache).store.pagesInLog())
+                    .as("pages after 98,000 same-size overwrites by two writers")
+                    .isEqualTo(pages);
+            for (int k = 0; k < 2_000; k++) {
+                assertThat(locationOf(cache, k)).as("location of key %d", k).isEqualTo(locations[k]);
+                assertThat(cache.getIfPresent((long) k)).isEqualTo(value(k, 50, 100));
+            }
+        }
+    }
+
+    @Test
     void anotherShapeAppendsANewRecord() {
         try (LarderCache<Long, byte[]> cache = cache()) {
             cache.put(1L, value(1, 0, 100));
