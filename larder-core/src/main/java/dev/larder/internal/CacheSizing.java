@@ -30,6 +30,20 @@ public record CacheSizing(int pageSize, int shards, int writerStripes, int initi
      */
     static final long BYTES_PER_SHARD = 64L * 1024 * 1024;
 
+    /**
+     * Shards per core when the budget allows: two writers on 8 shards (4 per core) met in one
+     * shard often enough that 2-thread overwrites were 10% slower than on 64 (docs/speed-work.md,
+     * thirteenth session). A shard costs little (its lock, its seq, a table presized from the
+     * expected entries), but a tiny cache does not need many.
+     */
+    static final long SHARDS_PER_CORE = 32;
+
+    /** Shards per core however small the budget. */
+    static final long MIN_SHARDS_PER_CORE = 4;
+
+    /** A budget gets at most one shard per this many bytes beyond {@link #MIN_SHARDS_PER_CORE}. */
+    static final long MIN_BYTES_PER_SHARD = 64L * 1024;
+
     /** The most slots one shard presizes to (its table must stay under 2 GiB). */
     static final int MAX_SLOTS_PER_SHARD = Integer.MAX_VALUE / 8;
 
@@ -44,7 +58,9 @@ public record CacheSizing(int pageSize, int shards, int writerStripes, int initi
         if (concurrencyLevel > 0) {
             shards = ceilPow2(concurrencyLevel);
         } else {
-            long wanted = Math.max(4L * cores, maximumBytes / BYTES_PER_SHARD);
+            long forCores = Math.max(
+                    MIN_SHARDS_PER_CORE * cores, Math.min(SHARDS_PER_CORE * cores, maximumBytes / MIN_BYTES_PER_SHARD));
+            long wanted = Math.max(forCores, maximumBytes / BYTES_PER_SHARD);
             shards = ceilPow2((int) Math.min(1 << 16, wanted));
         }
         long pages = maximumBytes / pageSize;

@@ -58,11 +58,18 @@ class CacheSizingTest {
             assertThat(s.shards()).isGreaterThanOrEqualTo(concurrencyLevel).isLessThan(2 * concurrencyLevel);
         } else {
             assertThat(s.shards()).isLessThanOrEqualTo(1 << 16);
-            assertThat((long) s.shards()).isGreaterThanOrEqualTo(Math.min(1 << 16, 4L * cores));
+            long perCore = Math.max(
+                    CacheSizing.MIN_SHARDS_PER_CORE * cores,
+                    Math.min(CacheSizing.SHARDS_PER_CORE * cores, maximumBytes / CacheSizing.MIN_BYTES_PER_SHARD));
+            assertThat((long) s.shards())
+                    .isGreaterThanOrEqualTo(Math.min(1 << 16, CacheSizing.MIN_SHARDS_PER_CORE * cores));
+            assertThat((long) s.shards()).isGreaterThanOrEqualTo(Math.min(1 << 16, perCore));
             assertThat((long) s.shards())
                     .isGreaterThanOrEqualTo(Math.min(1 << 16, maximumBytes / CacheSizing.BYTES_PER_SHARD));
+            assertThat((long) s.shards()).isLessThan(2 * Math.max(perCore, maximumBytes / CacheSizing.BYTES_PER_SHARD));
             assertThat((long) s.shards())
-                    .isLessThan(2 * Math.max(4L * cores, maximumBytes / CacheSizing.BYTES_PER_SHARD));
+                    .as("a small budget gets few shards")
+                    .isLessThan(2 * Math.max(CacheSizing.MIN_SHARDS_PER_CORE * cores, maximumBytes / (64 * 1024)));
         }
         assertThat(s.writerStripes()).isGreaterThanOrEqualTo(1);
         assertThat(s.writerStripes()).isLessThanOrEqualTo(CacheSizing.ceilPow2(cores));
@@ -174,10 +181,14 @@ class CacheSizingTest {
 
     @Test
     void knownSizes() {
-        // 64 MiB on 2 cores: 32 KiB pages, 8 shards, 2 stripes.
+        // 64 MiB on 2 cores: 32 KiB pages, 64 shards (32 per core), 2 stripes.
         CacheSizing s = CacheSizing.of(64L << 20, -1, -1, 0, 2);
         assertThat(s.pageSize()).isEqualTo(32 * 1024);
-        assertThat(s.shards()).isEqualTo(8);
+        assertThat(s.shards()).isEqualTo(64);
+        // 256 KiB on 2 cores: 4 shards of 64 KiB would do, but never fewer than 4 per core.
+        assertThat(CacheSizing.of(256L << 10, -1, -1, 0, 2).shards()).isEqualTo(8);
+        // 1 MiB on 2 cores: one shard per 64 KiB, 16.
+        assertThat(CacheSizing.of(1L << 20, -1, -1, 0, 2).shards()).isEqualTo(16);
         assertThat(s.writerStripes()).isEqualTo(2);
         // 1 MiB: 4 KiB pages (the floor), 256 pages, so 16 stripes at most; 2 cores give 2.
         s = CacheSizing.of(1L << 20, -1, -1, 0, 2);
@@ -190,8 +201,9 @@ class CacheSizingTest {
         s = CacheSizing.of(1L << 40, -1, -1, 0, 8);
         assertThat(s.pageSize()).isEqualTo(8 << 20);
         assertThat(s.shards()).isEqualTo(16_384);
-        // 1M expected entries over 8 shards at load 0.75: 166,667 slots each.
+        // 1M expected entries over 64 shards at load 0.75: 20,834 slots each.
         s = CacheSizing.of(64L << 20, 1_000_000, -1, 0, 2);
-        assertThat(s.initialSlotsPerShard()).isEqualTo(166_667);
+        assertThat(s.shards()).isEqualTo(64);
+        assertThat(s.initialSlotsPerShard()).isEqualTo(20_834);
     }
 }
