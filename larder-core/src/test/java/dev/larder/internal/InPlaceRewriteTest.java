@@ -62,6 +62,37 @@ class InPlaceRewriteTest {
         assertThat(v).as("value of %d", key).isEqualTo(value(key, version, v.length));
     }
 
+    private static final int SETTLED_KEYS = 2_000;
+
+    /**
+     * Puts rounds 0 and 1 of {@link #SETTLED_KEYS} 100-byte values and runs maintenance, after
+     * which the records stay put; returns each key's location.
+     */
+    private static long[] settle(LarderCache<Long, byte[]> cache) {
+        for (int round = 0; round <= 1; round++) {
+            for (long k = 0; k < SETTLED_KEYS; k++) {
+                cache.put(k, value(k, round, 100));
+            }
+        }
+        cache.cleanUp();
+        long[] locations = new long[SETTLED_KEYS];
+        for (int k = 0; k < SETTLED_KEYS; k++) {
+            locations[k] = locationOf(cache, k);
+        }
+        return locations;
+    }
+
+    /** After rounds up to 50 of overwrites: no page added, no record moved, round 50's values read back. */
+    private static void assertRewrittenInPlace(LarderCache<Long, byte[]> cache, int pages, long[] locations) {
+        assertThat(internals(cache).store.pagesInLog())
+                .as("pages after 49 more rounds of same-size overwrites")
+                .isEqualTo(pages);
+        for (int k = 0; k < SETTLED_KEYS; k++) {
+            assertThat(locationOf(cache, k)).as("location of key %d", k).isEqualTo(locations[k]);
+            assertThat(cache.getIfPresent((long) k)).isEqualTo(value(k, 50, 100));
+        }
+    }
+
     @Test
     void sameShapeOverwritesRewriteTheRecordWhereItIs() {
         // Maintenance on the writing thread, so that its housekeeping (the window's overflow moving
@@ -70,30 +101,15 @@ class InPlaceRewriteTest {
                 .maximumBytes(16L << 20)
                 .executor(Runnable::run)
                 .build()) {
-            for (int round = 0; round <= 1; round++) {
-                for (long k = 0; k < 2_000; k++) {
-                    cache.put(k, value(k, round, 100));
-                }
-            }
-            cache.cleanUp();
+            long[] locations = settle(cache);
             int pages = internals(cache).store.pagesInLog();
-            long[] locations = new long[2_000];
-            for (int k = 0; k < 2_000; k++) {
-                locations[k] = locationOf(cache, k);
-            }
             for (int round = 2; round <= 50; round++) {
-                for (long k = 0; k < 2_000; k++) {
+                for (long k = 0; k < SETTLED_KEYS; k++) {
                     cache.put(k, value(k, round, 100));
                 }
             }
-            assertThat(internals(cache).store.pagesInLog())
-                    .as("pages after 98,000 same-size overwrites")
-                    .isEqualTo(pages);
-            for (int k = 0; k < 2_000; k++) {
-                assertThat(locationOf(cache, k)).as("location of key %d", k).isEqualTo(locations[k]);
-                assertThat(cache.getIfPresent((long) k)).isEqualTo(value(k, 50, 100));
-            }
-            assertThat(cache.stats().putCount()).isEqualTo(2_000 * 51);
+            assertRewrittenInPlace(cache, pages, locations);
+            assertThat(cache.stats().putCount()).isEqualTo(SETTLED_KEYS * 51);
         }
     }
 
@@ -106,17 +122,8 @@ class InPlaceRewriteTest {
                 .concurrencyLevel(1)
                 .executor(Runnable::run)
                 .build()) {
-            for (int round = 0; round <= 1; round++) {
-                for (long k = 0; k < 2_000; k++) {
-                    cache.put(k, value(k, round, 100));
-                }
-            }
-            cache.cleanUp();
+            long[] locations = settle(cache);
             int pages = internals(cache).store.pagesInLog();
-            long[] locations = new long[2_000];
-            for (int k = 0; k < 2_000; k++) {
-                locations[k] = locationOf(cache, k);
-            }
             CountDownLatch start = new CountDownLatch(1);
             Queue<Throwable> failures = new ConcurrentLinkedQueue<>();
             List<Thread> writers = new ArrayList<>();
@@ -126,7 +133,7 @@ class InPlaceRewriteTest {
                     try {
                         start.await();
                         for (int round = 2; round <= 50; round++) {
-                            for (long k = parity; k < 2_000; k += 2) {
+                            for (long k = parity; k < SETTLED_KEYS; k += 2) {
                                 cache.put(k, value(k, round, 100));
                             }
                         }
@@ -140,13 +147,7 @@ class InPlaceRewriteTest {
                 writer.join();
             }
             assertThat(failures).isEmpty();
-            assertThat(internals(cache).store.pagesInLog())
-                    .as("pages after 98,000 same-size overwrites by two writers")
-                    .isEqualTo(pages);
-            for (int k = 0; k < 2_000; k++) {
-                assertThat(locationOf(cache, k)).as("location of key %d", k).isEqualTo(locations[k]);
-                assertThat(cache.getIfPresent((long) k)).isEqualTo(value(k, 50, 100));
-            }
+            assertRewrittenInPlace(cache, pages, locations);
         }
     }
 
