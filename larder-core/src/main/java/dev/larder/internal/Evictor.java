@@ -730,6 +730,9 @@ final class Evictor {
                 if (action != Action.EVICT
                         && copyForward(shard, slot, location, segment, h, recordBytes, toQueue, access)) {
                     cache.movedBetween(queue, toQueue);
+                    if (queue == PageStore.WINDOW && toQueue != PageStore.WINDOW) {
+                        policy.leftWindow(hash);
+                    }
                     return Step.MOVED;
                 }
                 if (action == Action.MOVE_IF_ROOM) {
@@ -737,6 +740,9 @@ final class Evictor {
                 }
             }
             cause = expired ? RemovalCause.EXPIRED : RemovalCause.SIZE;
+            if (!expired) {
+                policy.evicted(hash, queue == PageStore.WINDOW); // a ghost for the window's climber
+            }
             shard.removeAt(slot, recordBytes);
             cache.entries.decrementAndGet();
             cache.leftQueue(queue);

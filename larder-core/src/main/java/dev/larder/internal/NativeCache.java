@@ -196,7 +196,10 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         this.reads = new AccessBuffer(2 * CacheSizing.ceilPow2(cores), ACCESS_BUFFER);
         this.writes = new AccessBuffer(2 * CacheSizing.ceilPow2(cores), ACCESS_BUFFER);
         this.countRead = this::applyAccess;
-        this.countWrite = (hash, ref) -> policy.record(hash);
+        this.countWrite = (hash, ref) -> {
+            policy.record(hash);
+            policy.written(hash);
+        };
         this.executor = config.executor();
     }
 
@@ -1124,9 +1127,9 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
     private void checkFits(int keyLength, int valueLength, boolean expires, boolean isLarge) {
         long recordBytes = RecordLayout.maxRecordSize(keyLength, valueLength, expires, isLarge);
         long largeBytes = isLarge ? Math.max(8, valueLength) : 0;
-        // Room left for records once the index, the sketch and three pages (a writer's and the
-        // evictor's two) are set aside.
-        long room = budget.maximum() - indexBytes() - policy.sketchBytes() - 3L * sizing.pageSize();
+        // Room left for records once the index, the policy (sketch and ghost lists) and three
+        // pages (a writer's and the evictor's two) are set aside.
+        long room = budget.maximum() - indexBytes() - policy.bytes() - 3L * sizing.pageSize();
         if (recordBytes > sizing.pageSize() || largeBytes > room) {
             stats.rejectedPuts.increment();
             throw new EntryTooLargeException("entry of " + keyLength + " key bytes and " + valueLength

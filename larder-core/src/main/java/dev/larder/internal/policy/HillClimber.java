@@ -23,6 +23,19 @@ package dev.larder.internal.policy;
  * frequency-heavy workloads a point (zipf-0.8 at 10,000 entries). Together they moved the mean
  * by about +0.4 points.
  *
+ * <p>A third departure: a period whose hit rate jumped by more than 5 points says nothing about
+ * the window (the workload moved), so on such a period the climber also asks the {@link
+ * GhostLists}, whose counts come from the same period's requests: if the keys main evicted came
+ * back significantly more often than the keys the window evicted (by more than √(w + m), the
+ * noise of the difference of two Poisson counts), it steps towards a smaller window, whatever
+ * the hit rate did. On the p2 disk trace at 32,768 entries every period's hit rate differs from
+ * the last by 5-25 points, and the window random-walked between 0% and 55% where a window held
+ * at 1-5% did best. Only that direction: every miss evicts a window candidate (most lose their
+ * duel) while main evicts only when a candidate wins, so the window's count runs high whatever
+ * the window's worth; let it push the window up and a loop (loop@1000: 98% hits to 85%) or a
+ * frequency-heavy trace (orm-night@5000, best with a window of 10-20%, walked to 55-68%) paid.
+ * Measured on the simulator's 62 rows (docs/speed-work.md, fourteenth session).
+ *
  * <p>Not thread-safe: the maintenance thread calls it, under the maintenance lock.
  */
 public final class HillClimber {
@@ -33,7 +46,9 @@ public final class HillClimber {
     /** Largest share: the main space keeps a fifth of the cache for frequently used entries. */
     public static final double MAX_FRACTION = 0.8;
 
-    static final double INITIAL_STEP = 0.0625;
+    /** The first step, and the step after a workload change: a share of the cache. */
+    public static final double INITIAL_STEP = 0.0625;
+
     static final double STEP_DECAY = 0.98;
     static final double RESTART_THRESHOLD = 0.05;
     /** Fewest requests per sample: below this the hit rate is noise (±1.5 points at 1,000). */
@@ -53,6 +68,8 @@ public final class HillClimber {
 
     private long periodStartHits;
     private long periodStartMisses;
+    private long periodStartWindowGhosts;
+    private long periodStartMainGhosts;
 
     /**
      * A climber for a cache of {@code capacity} entries: it adjusts after every 10 × capacity
@@ -76,27 +93,48 @@ public final class HillClimber {
     }
 
     /**
-     * Takes the cache's CUMULATIVE hit and miss counts; once a sample period of requests has
-     * passed since the last adjustment, adjusts the window share from this period's hit rate.
-     * Returns true if the share changed. Counts that went backwards (statistics reset) start a
-     * new period and are not judged.
+     * Takes the cache's CUMULATIVE hit and miss counts and the ghost lists' cumulative hit counts
+     * ({@link GhostLists#windowHits()}, {@link GhostLists#mainHits()}); once a sample period of
+     * requests has passed since the last adjustment, adjusts the window share from this period's
+     * counts. Returns true if the share changed. Counts that went backwards (statistics reset)
+     * start a new period and are not judged.
      */
-    public boolean record(long hits, long misses) {
+    public boolean record(long hits, long misses, long windowGhostHits, long mainGhostHits) {
         long periodHits = hits - periodStartHits;
         long periodMisses = misses - periodStartMisses;
-        if (periodHits < 0 || periodMisses < 0) {
-            periodStartHits = hits;
-            periodStartMisses = misses;
+        long windowGhosts = windowGhostHits - periodStartWindowGhosts;
+        long mainGhosts = mainGhostHits - periodStartMainGhosts;
+        if (periodHits < 0 || periodMisses < 0 || windowGhosts < 0 || mainGhosts < 0) {
+            startPeriod(hits, misses, windowGhostHits, mainGhostHits);
             return false;
         }
         long requests = periodHits + periodMisses;
         if (requests < samplePeriod) {
             return false;
         }
+        startPeriod(hits, misses, windowGhostHits, mainGhostHits);
+        return adjust((double) periodHits / requests, requests, windowGhosts, mainGhosts);
+    }
+
+    /** {@link #record(long, long, long, long)} without ghost lists: the hit rate alone decides. */
+    public boolean record(long hits, long misses) {
+        return record(hits, misses, periodStartWindowGhosts, periodStartMainGhosts);
+    }
+
+    private void startPeriod(long hits, long misses, long windowGhostHits, long mainGhostHits) {
         periodStartHits = hits;
         periodStartMisses = misses;
-        double hitRate = (double) periodHits / requests;
-        return adjust(hitRate, requests);
+        periodStartWindowGhosts = windowGhostHits;
+        periodStartMainGhosts = mainGhostHits;
+    }
+
+    /**
+     * Whether main's ghost hits lead the window's by more than their noise: each count is about
+     * Poisson, so their difference has a standard deviation of √(w + m).
+     */
+    static boolean mainGhostsLead(long windowGhosts, long mainGhosts) {
+        double lead = mainGhosts - windowGhosts;
+        return lead > 0 && lead * lead > (double) windowGhosts + mainGhosts;
     }
 
     /**
@@ -111,7 +149,7 @@ public final class HillClimber {
         return Math.sqrt(variance / requests);
     }
 
-    private boolean adjust(double hitRate, long requests) {
+    private boolean adjust(double hitRate, long requests, long windowGhosts, long mainGhosts) {
         double previous = previousHitRate;
         previousHitRate = hitRate;
         if (!Double.isNaN(previous)) { // the first period has nothing to compare: step down
@@ -125,6 +163,9 @@ public final class HillClimber {
             if (Math.abs(hitRate - previous) > RESTART_THRESHOLD) {
                 step = Math.copySign(INITIAL_STEP, step);
                 steppedBackFromBound = false;
+                if (mainGhostsLead(windowGhosts, mainGhosts)) {
+                    return moveBy(-INITIAL_STEP); // the workload moved: the ghosts decide
+                }
             }
         }
         boolean pushingAgainstBound = fraction == MIN_FRACTION && step < 0 || fraction == MAX_FRACTION && step > 0;
@@ -132,8 +173,13 @@ public final class HillClimber {
             step = -step;
             steppedBackFromBound = true;
         }
-        double next = Math.clamp(fraction + step, MIN_FRACTION, MAX_FRACTION);
-        step *= STEP_DECAY;
+        return moveBy(step);
+    }
+
+    /** Moves the share by {@code amount} within its bounds; the next step is 2% shorter. */
+    private boolean moveBy(double amount) {
+        step = amount * STEP_DECAY;
+        double next = Math.clamp(fraction + amount, MIN_FRACTION, MAX_FRACTION);
         boolean changed = next != fraction;
         fraction = next;
         return changed;

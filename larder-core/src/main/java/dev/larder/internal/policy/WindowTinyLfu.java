@@ -55,8 +55,13 @@ public final class WindowTinyLfu {
     private long sketchCapacity;
     /** The sketch's size, for threads outside the maintenance lock. */
     private volatile long sketchBytes;
+    /** The ghost lists' size (fixed once built; 0 when freed). */
+    private volatile long ghostBytes;
 
     private HillClimber climber;
+    /** What the climber consults when the workload jumps; null if the budget could not spare it. */
+    private GhostLists ghosts;
+
     private long random;
 
     /**
@@ -81,6 +86,30 @@ public final class WindowTinyLfu {
         this.sketchBytes = allocated.byteSize();
         this.sketchCapacity = wanted;
         this.climber = new HillClimber(wanted);
+        this.ghosts = allocateGhosts(ghostHorizon(wanted));
+        this.ghostBytes = ghosts == null ? 0 : ghosts.byteSize();
+    }
+
+    /**
+     * The ghost lists' horizon for a cache of {@code capacity} entries: the climber's first step,
+     * in entries (at least one).
+     */
+    static long ghostHorizon(long capacity) {
+        return Math.max(1, (long) Math.ceil(HillClimber.INITIAL_STEP * capacity));
+    }
+
+    /** Ghost lists taken from the budget; null if it cannot spare them (the hit rate alone then steers). */
+    private GhostLists allocateGhosts(long horizon) {
+        long bytes = GhostLists.bytesFor(horizon);
+        if (!budget.tryReserve(bytes)) {
+            return null;
+        }
+        try {
+            return new GhostLists(horizon);
+        } catch (RuntimeException | Error e) {
+            budget.release(bytes);
+            throw e;
+        }
     }
 
     private FrequencySketch allocateSketch(long capacity) {
@@ -174,9 +203,39 @@ public final class WindowTinyLfu {
         return climber.windowFraction();
     }
 
-    /** Feeds the cache's cumulative hits and misses to the hill climber. */
+    /** Feeds the cache's cumulative hits and misses, and the ghost lists' hits, to the hill climber. */
     public void adapt(long hits, long misses) {
-        climber.record(hits, misses);
+        if (ghosts != null) {
+            climber.record(hits, misses, ghosts.windowHits(), ghosts.mainHits());
+        } else {
+            climber.record(hits, misses);
+        }
+    }
+
+    /** A record left the window for main (a duel's winner or the window's overflow). */
+    public void leftWindow(long hash) {
+        if (ghosts != null) {
+            ghosts.windowDeparture(hash, false);
+        }
+    }
+
+    /** A record was evicted to make room: from the window ({@code fromWindow}) or from main. */
+    public void evicted(long hash, boolean fromWindow) {
+        if (ghosts == null) {
+            return;
+        }
+        if (fromWindow) {
+            ghosts.windowDeparture(hash, true);
+        } else {
+            ghosts.mainEviction(hash);
+        }
+    }
+
+    /** A key was written: if it was evicted lately, the ghost lists count it for its side. */
+    public void written(long hash) {
+        if (ghosts != null) {
+            ghosts.inserted(hash);
+        }
     }
 
     /**
@@ -241,18 +300,29 @@ public final class WindowTinyLfu {
         return sketchBytes;
     }
 
+    /** Bytes of the budget the policy holds: the sketch and the ghost lists (any thread). */
+    public long bytes() {
+        return sketchBytes + ghostBytes;
+    }
+
     private void release() {
         long bytes = sketch.byteSize();
         sketch.free();
         budget.release(bytes);
     }
 
-    /** Frees the sketch; the cache is closing. */
+    /** Frees the sketch and the ghost lists; the cache is closing. */
     public void free() {
         if (sketch != null) {
             release();
             sketch = null;
             sketchBytes = 0;
+        }
+        if (ghosts != null) {
+            ghosts.free();
+            budget.release(ghostBytes);
+            ghosts = null;
+            ghostBytes = 0;
         }
     }
 }

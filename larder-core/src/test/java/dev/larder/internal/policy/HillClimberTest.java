@@ -16,11 +16,16 @@ import org.junit.jupiter.api.Test;
 /** Unit tests of the window-size hill climber, driven by synthetic hit-rate curves. */
 class HillClimberTest {
 
-    /** Feeds a climber periods of requests whose hit rate is a function of its window share. */
+    /**
+     * Feeds a climber periods of requests whose hit rate is a function of its window share, and
+     * the ghost lists' cumulative hits.
+     */
     private static final class Workload {
         final HillClimber climber;
         long hits;
         long misses;
+        long windowGhosts;
+        long mainGhosts;
 
         Workload(HillClimber climber) {
             this.climber = climber;
@@ -220,6 +225,95 @@ class HillClimberTest {
         assertThat(climber.record(10_000, 0)).isTrue();
     }
 
+    /** Three periods that leave the climber at 0.121275, going up; the next is the test's. */
+    private static Workload climbing() {
+        Workload w = new Workload(new HillClimber(1000));
+        w.period(f -> 0.5); // down to the bound
+        w.period(f -> 0.49); // worse: up by 0.06125
+        w.period(f -> 0.50); // better: up by 0.060025
+        assertThat(w.climber.windowFraction()).isCloseTo(0.121275, within(1e-12));
+        return w;
+    }
+
+    /** One period at {@code hitRate} with these ghost hits in it. */
+    private static boolean periodWithGhosts(Workload w, double hitRate, long windowGhosts, long mainGhosts) {
+        w.windowGhosts += windowGhosts;
+        w.mainGhosts += mainGhosts;
+        long requests = w.climber.samplePeriod();
+        long periodHits = Math.round(hitRate * requests);
+        w.hits += periodHits;
+        w.misses += requests - periodHits;
+        return w.climber.record(w.hits, w.misses, w.windowGhosts, w.mainGhosts);
+    }
+
+    @Test
+    void onAHitRateJumpMainGhostsThatLeadShrinkTheWindow() {
+        Workload w = climbing();
+        // 10 points better: the hit rate alone would keep climbing, by a restarted 6.25%. Main's
+        // evicted keys came back three times as often as the window's: the window shrinks.
+        assertThat(periodWithGhosts(w, 0.60, 100, 300)).isTrue();
+        assertThat(w.climber.windowFraction()).isCloseTo(0.121275 - 0.0625, within(1e-12));
+        // The next step goes on down (to the bound) if the hit rate does not get worse.
+        periodWithGhosts(w, 0.61, 0, 0);
+        assertThat(w.climber.windowFraction()).isEqualTo(0.0);
+    }
+
+    @Test
+    void onAHitRateJumpAWindowGhostLeadLeavesTheHitRateInCharge() {
+        Workload w = climbing();
+        // The window's count runs high whatever the window is worth: it does not push the
+        // window up, the hit rate's direction (better: keep climbing) stands.
+        assertThat(periodWithGhosts(w, 0.60, 300, 100)).isTrue();
+        assertThat(w.climber.windowFraction()).isCloseTo(0.121275 + 0.0625, within(1e-12));
+    }
+
+    @Test
+    void aMainLeadWithinItsNoiseOrWithoutAJumpLeavesTheHitRateInCharge() {
+        Workload noise = climbing();
+        periodWithGhosts(noise, 0.60, 100, 110); // √210 ≈ 14.5 > 10: noise
+        assertThat(noise.climber.windowFraction()).isCloseTo(0.121275 + 0.0625, within(1e-12));
+
+        Workload noJump = climbing();
+        periodWithGhosts(noJump, 0.52, 100, 300); // 2 points: the hit rate's comparison holds
+        assertThat(noJump.climber.windowFraction()).isCloseTo(0.121275 + 0.0588245, within(1e-12));
+
+        assertThat(HillClimber.mainGhostsLead(100, 300)).isTrue();
+        assertThat(HillClimber.mainGhostsLead(100, 110)).isFalse();
+        assertThat(HillClimber.mainGhostsLead(300, 100)).isFalse();
+        assertThat(HillClimber.mainGhostsLead(0, 2)).isTrue();
+        assertThat(HillClimber.mainGhostsLead(0, 1)).isFalse();
+        assertThat(HillClimber.mainGhostsLead(0, 0)).isFalse();
+    }
+
+    @Test
+    void aWorkloadThatJumpsEveryPeriodWithMainGhostsAheadKeepsASmallWindow() {
+        // The p2 disk trace's way: the hit rate jumps by 10-20 points every period, either way.
+        // On the hit rate alone the window random-walks (up whenever the jump is upward).
+        Workload alone = new Workload(new HillClimber(1000));
+        Workload ghosts = new Workload(new HillClimber(1000));
+        double highestAlone = 0;
+        for (int i = 0; i < 40; i++) {
+            double rate = i % 3 == 0 ? 0.20 : i % 3 == 1 ? 0.40 : 0.30;
+            alone.period(f -> rate);
+            highestAlone = Math.max(highestAlone, alone.climber.windowFraction());
+            periodWithGhosts(ghosts, rate, 200, 400);
+            assertThat(ghosts.climber.windowFraction()).as("period %d", i).isLessThanOrEqualTo(0.01);
+        }
+        assertThat(highestAlone).isGreaterThan(0.1);
+        assertThat(ghosts.climber.windowFraction()).isEqualTo(0.0);
+    }
+
+    @Test
+    void ghostCountsThatGoBackwardsStartANewPeriod() {
+        HillClimber climber = new HillClimber(1000);
+        assertThat(climber.record(5_000, 5_000, 20, 20)).isTrue(); // first period: down to 0
+        assertThat(climber.record(9_000, 11_000, 10, 20)).isFalse(); // ghosts reset: a new period
+        assertThat(climber.record(11_000, 18_999, 10, 20)).isFalse(); // one request short of it
+        // A whole period from the reset: 20% against 50%, worse, so it turns up.
+        assertThat(climber.record(11_000, 19_000, 10, 20)).isTrue();
+        assertThat(climber.windowFraction()).isCloseTo(0.0625, within(1e-12));
+    }
+
     @Property(tries = 300)
     void staysWithinBounds(
             @ForAll @IntRange(max = 100_000) int capacity,
@@ -231,6 +325,26 @@ class HillClimberTest {
             double after = w.climber.windowFraction();
             assertThat(after).isBetween(0.0, 0.8);
             assertThat(changed).isEqualTo(after != before);
+        }
+    }
+
+    @Property(tries = 300)
+    void staysWithinBoundsWithGhosts(
+            @ForAll @IntRange(max = 100_000) int capacity,
+            @ForAll @Size(max = 300) List<@DoubleRange(min = 0.0, max = 1.0) Double> hitRates,
+            @ForAll @IntRange(max = 1_000) int windowGhosts,
+            @ForAll @IntRange(max = 1_000) int mainGhosts) {
+        Workload w = new Workload(new HillClimber(capacity));
+        int i = 0;
+        for (double rate : hitRates) {
+            double before = w.climber.windowFraction();
+            // Ghost counts that vary from period to period, either side ahead.
+            boolean changed = periodWithGhosts(
+                    w, rate, (windowGhosts * (long) (i % 7)) % 1_001, (mainGhosts * (long) (i % 5)) % 1_001);
+            double after = w.climber.windowFraction();
+            assertThat(after).isBetween(0.0, 0.8);
+            assertThat(changed).isEqualTo(after != before);
+            i++;
         }
     }
 }

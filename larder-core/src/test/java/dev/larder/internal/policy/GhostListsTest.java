@@ -1,0 +1,155 @@
+package dev.larder.internal.policy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.larder.internal.memory.NativeMemory;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+/** The ghost lists: which evicted keys come back within the horizon, on which side. */
+class GhostListsTest {
+
+    @Test
+    void aWindowLoserInsertedAgainWithinTheHorizonIsAWindowGhostHit() {
+        GhostLists ghosts = new GhostLists(10);
+        try {
+            ghosts.windowDeparture(42, true);
+            for (int i = 0; i < 10; i++) {
+                ghosts.windowDeparture(1_000 + i, false); // ten more leave the window for main
+            }
+            ghosts.inserted(42);
+            assertThat(ghosts.windowHits()).isEqualTo(1);
+            assertThat(ghosts.mainHits()).isZero();
+            ghosts.inserted(42); // a ghost counts once: it is in the cache again
+            assertThat(ghosts.windowHits()).isEqualTo(1);
+        } finally {
+            ghosts.free();
+        }
+    }
+
+    @Test
+    void aMainVictimInsertedAgainWithinTheHorizonIsAMainGhostHit() {
+        GhostLists ghosts = new GhostLists(10);
+        try {
+            ghosts.mainEviction(7);
+            for (int i = 0; i < 5; i++) {
+                ghosts.mainEviction(2_000 + i);
+                ghosts.windowDeparture(3_000 + i, true); // the window's departures do not age it
+            }
+            ghosts.inserted(7);
+            assertThat(ghosts.mainHits()).isEqualTo(1);
+            assertThat(ghosts.windowHits()).isZero();
+        } finally {
+            ghosts.free();
+        }
+    }
+
+    @Test
+    void aGhostPastTheHorizonIsNoHit() {
+        GhostLists ghosts = new GhostLists(10);
+        try {
+            ghosts.windowDeparture(42, true);
+            ghosts.mainEviction(43);
+            for (int i = 0; i < 11; i++) {
+                ghosts.windowDeparture(1_000 + i, false);
+                ghosts.mainEviction(2_000 + i * 7919L);
+            }
+            ghosts.inserted(42);
+            ghosts.inserted(43);
+            assertThat(ghosts.windowHits()).isZero();
+            assertThat(ghosts.mainHits()).isZero();
+        } finally {
+            ghosts.free();
+        }
+    }
+
+    @Test
+    void keysThatLeftTheWindowForMainAndKeysNeverEvictedAreNoGhosts() {
+        GhostLists ghosts = new GhostLists(100);
+        try {
+            ghosts.windowDeparture(5, false);
+            ghosts.inserted(5);
+            ghosts.inserted(6);
+            assertThat(ghosts.windowHits()).isZero();
+            assertThat(ghosts.mainHits()).isZero();
+        } finally {
+            ghosts.free();
+        }
+    }
+
+    @Test
+    void recentGhostsOfManyKeysAreFoundOnTheirSide() {
+        // A horizon the tables track in full: most recent ghosts survive the direct-mapped
+        // slots' collisions, and none is counted on the wrong side.
+        GhostLists ghosts = new GhostLists(1_000);
+        try {
+            SplittableRandom random = new SplittableRandom(1);
+            long[] window = random.longs(500).toArray();
+            long[] main = random.longs(300).toArray();
+            for (long key : window) {
+                ghosts.windowDeparture(key, true);
+            }
+            for (long key : main) {
+                ghosts.mainEviction(key);
+            }
+            for (long key : window) {
+                ghosts.inserted(key);
+            }
+            for (long key : main) {
+                ghosts.inserted(key);
+            }
+            assertThat(ghosts.windowHits()).isBetween(350L, 500L);
+            assertThat(ghosts.mainHits()).isBetween(210L, 300L);
+        } finally {
+            ghosts.free();
+        }
+    }
+
+    @Test
+    void aLongHorizonSamplesTheKeysAndStaysSmall() {
+        long horizon = 1L << 20;
+        GhostLists ghosts = new GhostLists(horizon);
+        try {
+            assertThat(ghosts.byteSize())
+                    .isEqualTo(GhostLists.bytesFor(horizon))
+                    .isLessThanOrEqualTo(64 * 1024);
+            SplittableRandom random = new SplittableRandom(2);
+            long[] keys = random.longs(100_000).toArray();
+            for (long key : keys) {
+                ghosts.windowDeparture(key, true);
+            }
+            // The last 2,048 × 512 departures are within the horizon, but only 1 key in 512 is
+            // remembered: about 195 of these 100,000.
+            for (long key : keys) {
+                ghosts.inserted(key);
+            }
+            assertThat(ghosts.windowHits()).isBetween(100L, 260L);
+        } finally {
+            ghosts.free();
+        }
+    }
+
+    @Test
+    void memoryIsReturnedAndUseAfterFreeThrows() {
+        long before = NativeMemory.outstandingBytes();
+        GhostLists ghosts = new GhostLists(5_000);
+        assertThat(NativeMemory.outstandingBytes() - before).isEqualTo(GhostLists.bytesFor(5_000));
+        ghosts.free();
+        ghosts.free(); // idempotent
+        assertThat(NativeMemory.outstandingBytes()).isEqualTo(before);
+        assertThatThrownBy(() -> {
+                    for (long key = 0; key < 64; key++) {
+                        ghosts.mainEviction(key); // some key is sampled and written
+                    }
+                })
+                .isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void rejectsANonPositiveHorizon() {
+        assertThatThrownBy(() -> new GhostLists(0))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("horizon");
+    }
+}
