@@ -17,6 +17,7 @@ import java.util.Set;
  *     two groups
  * @param policies the policies, in column order
  * @param sizes cache sizes to keep (empty: every size of each workload)
+ * @param atSizes cache sizes to run every workload at instead of its own (empty: its own)
  * @param limit requests per workload at most
  * @param traceDir where the trace files are, or null for {@code <repo>/../shared/traces}
  * @param outDir where results go, or null for {@code <repo>/larder-simulator/target}
@@ -29,6 +30,7 @@ public record Options(
         List<String> traces,
         List<PolicyType> policies,
         List<Integer> sizes,
+        List<Integer> atSizes,
         long limit,
         Path traceDir,
         Path outDir,
@@ -48,7 +50,9 @@ public record Options(
               --traces a,b,..     workloads to run (default: all); 'traces' = every trace file,
                                   'synthetic' = every generated workload
               --policies a,b,..   lru, caffeine, larder, belady (default: all)
-              --sizes n,m,..      only these cache sizes
+              --sizes n,m,..      only these of each workload's cache sizes
+              --at-sizes n,m,..   these cache sizes instead of each workload's own (to try
+                                  a trace at a size the table does not list)
               --quick             only the first 1,000,000 requests of each workload
               --limit N           only the first N requests of each workload
               --trace-dir DIR     trace files (default: <repo>/../shared/traces, or -Dlarder.traces)
@@ -66,6 +70,7 @@ public record Options(
         List<String> traces = new ArrayList<>();
         Set<PolicyType> policies = EnumSet.noneOf(PolicyType.class);
         List<Integer> sizes = new ArrayList<>();
+        List<Integer> atSizes = new ArrayList<>();
         long limit = Long.MAX_VALUE;
         Path traceDir = null;
         Path outDir = null;
@@ -108,6 +113,11 @@ public record Options(
                                 sizes.add(positiveInt(name, s));
                             }
                         }
+                        case "--at-sizes" -> {
+                            for (String s : list(value)) {
+                                atSizes.add(positiveInt(name, s));
+                            }
+                        }
                         case "--limit" -> limit = Math.min(limit, positiveLong(name, value));
                         case "--trace-dir" -> traceDir = Path.of(value);
                         case "--out" -> outDir = Path.of(value);
@@ -125,6 +135,7 @@ public record Options(
                 List.copyOf(new LinkedHashSet<>(traces)),
                 chosen,
                 List.copyOf(sizes),
+                List.copyOf(atSizes),
                 limit,
                 traceDir,
                 outDir,
@@ -165,6 +176,9 @@ public record Options(
 
     /** The sizes of {@code workload} to run: all of them, or those named by {@code --sizes}. */
     public List<Integer> sizesOf(Workload workload) {
+        if (!atSizes.isEmpty()) {
+            return atSizes;
+        }
         if (sizes.isEmpty()) {
             return workload.sizes();
         }

@@ -53,6 +53,18 @@ class OptionsTest {
     }
 
     @Test
+    void atSizesReplaceEachWorkloadsOwnSizes() {
+        Options o = Options.parse("--traces", "loop,p2", "--at-sizes", "777,65536");
+        for (Workload w : o.select(TRACES, SYNTHETIC)) {
+            assertThat(w.sizes()).doesNotContain(777);
+            assertThat(o.sizesOf(w)).containsExactly(777, 65536);
+        }
+        assertThatThrownBy(() -> Options.parse("--at-sizes", "0"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("--at-sizes");
+    }
+
+    @Test
     void quickLimitsAndOtherFlags() {
         Options o = Options.parse(
                 "--quick",
