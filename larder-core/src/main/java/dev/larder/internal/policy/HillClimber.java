@@ -32,9 +32,10 @@ package dev.larder.internal.policy;
  * the last by 5-25 points, and the window random-walked between 0% and 55% where a window held
  * at 1-5% did best. Only that direction: every miss evicts a window candidate (most lose their
  * duel) while main evicts only when a candidate wins, so the window's count runs high whatever
- * the window's worth; let it push the window up and a loop (loop@1000: 98% hits to 85%) or a
- * frequency-heavy trace (orm-night@5000, best with a window of 10-20%, walked to 55-68%) paid.
- * Measured on the simulator's 62 rows (docs/speed-work.md, fourteenth session).
+ * the window's worth. Ghosts allowed to push the window up cost a loop (deciding every period:
+ * loop@1000 from 98% hits to 85%) and a frequency-heavy trace (deciding on jumps: orm-night@5000
+ * 0.7 points, its window walked to 55-68% where 10-20% does best). Measured on the simulator's 62
+ * rows (docs/speed-work.md, fourteenth session).
  *
  * <p>Not thread-safe: the maintenance thread calls it, under the maintenance lock.
  */
