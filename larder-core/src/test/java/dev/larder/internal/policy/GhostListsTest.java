@@ -5,15 +5,25 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.larder.internal.memory.NativeMemory;
 import java.util.SplittableRandom;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 /** The ghost lists: which evicted keys come back within the horizon, on which side. */
 class GhostListsTest {
 
+    /** Runs {@code test} on fresh ghost lists of this horizon, and frees them. */
+    private static void withGhosts(long horizon, Consumer<GhostLists> test) {
+        GhostLists ghosts = new GhostLists(horizon);
+        try {
+            test.accept(ghosts);
+        } finally {
+            ghosts.free();
+        }
+    }
+
     @Test
     void aWindowLoserInsertedAgainWithinTheHorizonIsAWindowGhostHit() {
-        GhostLists ghosts = new GhostLists(10);
-        try {
+        withGhosts(10, ghosts -> {
             ghosts.windowDeparture(42, true);
             for (int i = 0; i < 10; i++) {
                 ghosts.windowDeparture(1_000 + i, false); // ten more leave the window for main
@@ -23,15 +33,12 @@ class GhostListsTest {
             assertThat(ghosts.mainHits()).isZero();
             ghosts.inserted(42); // a ghost counts once: it is in the cache again
             assertThat(ghosts.windowHits()).isEqualTo(1);
-        } finally {
-            ghosts.free();
-        }
+        });
     }
 
     @Test
     void aMainVictimInsertedAgainWithinTheHorizonIsAMainGhostHit() {
-        GhostLists ghosts = new GhostLists(10);
-        try {
+        withGhosts(10, ghosts -> {
             ghosts.mainEviction(7);
             for (int i = 0; i < 5; i++) {
                 ghosts.mainEviction(2_000 + i);
@@ -40,15 +47,12 @@ class GhostListsTest {
             ghosts.inserted(7);
             assertThat(ghosts.mainHits()).isEqualTo(1);
             assertThat(ghosts.windowHits()).isZero();
-        } finally {
-            ghosts.free();
-        }
+        });
     }
 
     @Test
     void aGhostPastTheHorizonIsNoHit() {
-        GhostLists ghosts = new GhostLists(10);
-        try {
+        withGhosts(10, ghosts -> {
             ghosts.windowDeparture(42, true);
             ghosts.mainEviction(43);
             for (int i = 0; i < 11; i++) {
@@ -59,31 +63,25 @@ class GhostListsTest {
             ghosts.inserted(43);
             assertThat(ghosts.windowHits()).isZero();
             assertThat(ghosts.mainHits()).isZero();
-        } finally {
-            ghosts.free();
-        }
+        });
     }
 
     @Test
     void keysThatLeftTheWindowForMainAndKeysNeverEvictedAreNoGhosts() {
-        GhostLists ghosts = new GhostLists(100);
-        try {
+        withGhosts(100, ghosts -> {
             ghosts.windowDeparture(5, false);
             ghosts.inserted(5);
             ghosts.inserted(6);
             assertThat(ghosts.windowHits()).isZero();
             assertThat(ghosts.mainHits()).isZero();
-        } finally {
-            ghosts.free();
-        }
+        });
     }
 
     @Test
     void recentGhostsOfManyKeysAreFoundOnTheirSide() {
         // A horizon the tables track in full: most recent ghosts survive the direct-mapped
         // slots' collisions, and none is counted on the wrong side.
-        GhostLists ghosts = new GhostLists(1_000);
-        try {
+        withGhosts(1_000, ghosts -> {
             SplittableRandom random = new SplittableRandom(1);
             long[] window = random.longs(500).toArray();
             long[] main = random.longs(300).toArray();
@@ -101,16 +99,13 @@ class GhostListsTest {
             }
             assertThat(ghosts.windowHits()).isBetween(350L, 500L);
             assertThat(ghosts.mainHits()).isBetween(210L, 300L);
-        } finally {
-            ghosts.free();
-        }
+        });
     }
 
     @Test
     void aLongHorizonSamplesTheKeysAndStaysSmall() {
         long horizon = 1L << 20;
-        GhostLists ghosts = new GhostLists(horizon);
-        try {
+        withGhosts(horizon, ghosts -> {
             assertThat(ghosts.byteSize())
                     .isEqualTo(GhostLists.bytesFor(horizon))
                     .isLessThanOrEqualTo(64 * 1024);
@@ -125,9 +120,7 @@ class GhostListsTest {
                 ghosts.inserted(key);
             }
             assertThat(ghosts.windowHits()).isBetween(100L, 260L);
-        } finally {
-            ghosts.free();
-        }
+        });
     }
 
     @Test
