@@ -789,7 +789,7 @@ final class Evictor {
                     undecided = true; // a writer is still installing: look again shortly
                     break;
                 }
-                h.parse(segment, at, limit);
+                h.parse(segment, at, limit, store.shapes());
                 long end = h.end;
                 long location = store.location(expiring, at);
                 long hash = KeyHash.hash(cache.seed, segment, h.keyOffset, h.keyLength);
@@ -821,7 +821,9 @@ final class Evictor {
             int toQueue,
             int access) {
         boolean expires = h.expires();
-        long target = store.reserve(store.evictorStripe(toQueue), h.keyLength, h.valueLength, expires, h.large());
+        int format = h.layout & RecordLayout.FORMAT_MASK; // the shapes never change: the copy keeps it
+        long target =
+                store.reserve(store.evictorStripe(toQueue), format, h.keyLength, h.valueLength, expires, h.large());
         if (target == PageStore.NO_PAGE) {
             return false;
         }
@@ -831,6 +833,7 @@ final class Evictor {
         long keyAt = RecordLayout.writeHeader(
                 to,
                 at,
+                format,
                 h.keyLength,
                 h.valueLength,
                 h.large(),

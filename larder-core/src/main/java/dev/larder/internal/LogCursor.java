@@ -123,7 +123,7 @@ final class LogCursor {
         if ((RecordLayout.layout(segment, offset) & RecordLayout.DECIDED) == 0) {
             return Next.WAITING; // a writer is between reserving and installing this record
         }
-        header.parse(segment, offset, limit);
+        header.parse(segment, offset, limit, store.shapes());
         location = store.location(page, offset);
         end = header.end;
         return Next.RECORD;

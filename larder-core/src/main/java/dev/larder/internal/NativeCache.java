@@ -618,7 +618,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         if ((layout & RecordLayout.EXPIRES) == 0) {
             return false;
         }
-        return isExpired(location, new RecordLayout.Header().parse(page, offset, sizing.pageSize()));
+        return isExpired(location, new RecordLayout.Header().parse(page, offset, sizing.pageSize(), store.shapes()));
     }
 
     /** Whether the record at {@code location}, parsed into {@code h}, is past its deadline. */
@@ -642,7 +642,8 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
     }
 
     RecordLayout.Header header(long location) {
-        return new RecordLayout.Header().parse(store.page(location), store.offset(location), sizing.pageSize());
+        return new RecordLayout.Header()
+                .parse(store.page(location), store.offset(location), sizing.pageSize(), store.shapes());
     }
 
     // ---------------------------------------------------------------------------------------
@@ -819,6 +820,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             long condition,
             Object[] previous) {
         int keyLength = ks.length;
+        int format = store.shapes().formatFor(keyLength, valueLength, isLarge);
         long extent = -1;
         if (isLarge) {
             extent = allocateLarge(valueLength);
@@ -831,7 +833,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         }
         int stripe = (int) Thread.currentThread().threadId() & (store.writerStripes() - 1);
         for (; ; ) {
-            long location = reserve(stripe, keyLength, valueLength, expires, isLarge);
+            long location = reserve(stripe, format, keyLength, valueLength, expires, isLarge);
             if (expires) {
                 store.noteDeadline(location, deadline);
             }
@@ -840,7 +842,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             int recordBytes;
             try {
                 long keyAt = RecordLayout.writeHeader(
-                        page, offset, keyLength, valueLength, isLarge, expires, fixedTtl, deadline);
+                        page, offset, format, keyLength, valueLength, isLarge, expires, fixedTtl, deadline);
                 MemorySegment.copy(ks.bytes, 0, page, ValueLayout.JAVA_BYTE, keyAt, keyLength);
                 long valueAt = keyAt + keyLength;
                 if (isLarge) {
@@ -1138,9 +1140,9 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         }
     }
 
-    private long reserve(int stripe, int keyLength, int valueLength, boolean expires, boolean isLarge) {
+    private long reserve(int stripe, int format, int keyLength, int valueLength, boolean expires, boolean isLarge) {
         for (; ; ) {
-            long location = store.reserve(stripe, keyLength, valueLength, expires, isLarge);
+            long location = store.reserve(stripe, format, keyLength, valueLength, expires, isLarge);
             if (location != PageStore.NO_PAGE) {
                 return location;
             }
@@ -1427,7 +1429,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         // The buffer may pair a hash with another access's reference: mark the record only if it
         // is this hash's key (which also proves the location starts a record).
         RecordLayout.Header h = accessHeader;
-        if (!h.tryParse(segment, offset, sizing.pageSize())) {
+        if (!h.tryParse(segment, offset, sizing.pageSize(), store.shapes())) {
             return;
         }
         if (KeyHash.hash(seed, segment, h.keyOffset, h.keyLength) == hash) {

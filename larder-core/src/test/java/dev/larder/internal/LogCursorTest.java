@@ -30,11 +30,12 @@ class LogCursorTest {
 
     /** Reserves and writes a decided record on writer stripe 0; returns its location. */
     private long append() {
-        long location = store.reserve(0, KEY, VALUE, false, false);
+        long location = store.reserve(0, RecordLayout.FORMAT_VARINT, KEY, VALUE, false, false);
         assertThat(location).as("a page for the record").isNotEqualTo(PageStore.NO_PAGE);
         MemorySegment page = store.page(location);
         long offset = store.offset(location);
-        long keyAt = RecordLayout.writeHeader(page, offset, KEY, VALUE, false, false, false, 0);
+        long keyAt =
+                RecordLayout.writeHeader(page, offset, RecordLayout.FORMAT_VARINT, KEY, VALUE, false, false, false, 0);
         page.asSlice(keyAt, KEY + VALUE).fill((byte) 7);
         RecordLayout.markDecided(page, offset);
         return location;

@@ -81,6 +81,8 @@ public final class PageStore {
     private final boolean[] inLog;
     /** Pages by the earliest deadline of their records (guarded by this). */
     private final PageExpiryQueue expiring = new PageExpiryQueue();
+    /** The record shapes the cache learned: parsing any record of this store needs them. */
+    private final RecordShapes shapes = new RecordShapes();
 
     // Guarded by this: per stripe, the FIFO of its pages in activation order; free pages, ids.
     private final int[][] fifo;
@@ -168,6 +170,10 @@ public final class PageStore {
         return (int) (location >>> pageShift);
     }
 
+    public RecordShapes shapes() {
+        return shapes;
+    }
+
     /** The page's generation (see {@link #generation}); racy reads see a recent value. */
     public int generation(int page) {
         return generation[page];
@@ -193,14 +199,14 @@ public final class PageStore {
      * #NO_PAGE} when no page is free (the caller evicts and retries). The record must fit in a
      * page.
      */
-    public long reserve(int stripe, int keyLength, int valueLength, boolean expires, boolean large) {
+    public long reserve(int stripe, int format, int keyLength, int valueLength, boolean expires, boolean large) {
         int index = (stripe + 1) * STRIDE;
         for (; ; ) {
             long c = (long) CURSOR.getVolatile(cursors, index);
             if (c != NO_PAGE) {
                 int page = (int) (c >>> 32);
                 int top = (int) c;
-                int size = RecordLayout.recordSize(top, keyLength, valueLength, expires, large);
+                int size = RecordLayout.recordSize(top, format, keyLength, valueLength, expires, large);
                 if (top + size <= pageSize) {
                     if (CURSOR.compareAndSet(cursors, index, c, c + size)) {
                         return location(page, top);
@@ -546,7 +552,7 @@ public final class PageStore {
     public boolean keyEquals(long location, byte[] key, int keyLength, RecordLayout.Header h) {
         MemorySegment page = pages[(int) (location >>> pageShift)];
         long offset = location & (pageSize - 1);
-        h.parse(page, offset, pageSize);
+        h.parse(page, offset, pageSize, shapes);
         return h.keyLength == keyLength && RecordLayout.bytesEqual(page, h.keyOffset, key, keyLength);
     }
 
@@ -554,7 +560,7 @@ public final class PageStore {
     public long hashOfKeyAt(long seed, long location) {
         MemorySegment page = pages[(int) (location >>> pageShift)];
         long offset = location & (pageSize - 1);
-        RecordLayout.Header h = new RecordLayout.Header().parse(page, offset, pageSize);
+        RecordLayout.Header h = new RecordLayout.Header().parse(page, offset, pageSize, shapes);
         return KeyHash.hash(seed, page, h.keyOffset, h.keyLength);
     }
 }

@@ -8,14 +8,17 @@ import java.nio.ByteOrder;
 
 /**
  * The binary layout of one entry's record in a page. Records are packed back to back with no
- * alignment, so a 16-byte key and a 32-byte value cost 52 bytes, not 56 or 64.
+ * alignment, so a 16-byte key and a 32-byte value cost 51 bytes, not 56 or 64, and 49 when
+ * the cache has learned their shape (see {@link RecordShapes}).
  *
  * <pre>
  *  offset  size  field
  *  0       1     layout    bit 7 DECIDED, bit 6 LARGE, bit 5 EXPIRES, bit 4 FIXED_TTL,
- *                          bits 2-3 ACCESS (recent reads, 0..3), bits 0-1 format (= 1)
- *  1       1-3   keyLength    LEB128 varint, 1..{@value #MAX_KEY_LENGTH}
- *  .       1-5   valueLength  LEB128 varint, 0..2^31-1
+ *                          bits 2-3 ACCESS (recent reads, 0..3), bits 0-1 format:
+ *                          1 = lengths follow as varints, 2 and 3 = the cache's first and
+ *                          second learned shape (no lengths stored)
+ *  1       1-3   keyLength    format 1 only: LEB128 varint, 1..{@value #MAX_KEY_LENGTH}
+ *  .       1-5   valueLength  format 1 only: LEB128 varint, 0..2^31-1
  *  .       0-7   padding      only with EXPIRES: to the next 8-byte boundary
  *  .       8     deadline     only with EXPIRES: ticker nanos after which the entry is dead
  *  .       k     key bytes
@@ -32,7 +35,13 @@ import java.nio.ByteOrder;
  * layout byte means "reserved, not yet written".
  */
 public final class RecordLayout {
-    public static final int FORMAT = 1;
+    /** The lengths follow the layout byte as varints. */
+    public static final int FORMAT_VARINT = 1;
+    /** The record has the cache's first learned shape: no lengths stored. */
+    public static final int FORMAT_SHAPE_0 = 2;
+    /** The record has the cache's second learned shape: no lengths stored. */
+    public static final int FORMAT_SHAPE_1 = 3;
+
     public static final int FORMAT_MASK = 0x03;
     public static final int ACCESS_SHIFT = 2;
     public static final int ACCESS_MASK = 0x0C;
@@ -66,12 +75,17 @@ public final class RecordLayout {
         return 5;
     }
 
+    /** Bytes of the lengths after the layout byte: none for a shaped record. */
+    private static int lengthsSize(int format, int keyLength, int valueLength) {
+        return format == FORMAT_VARINT ? varintSize(keyLength) + varintSize(valueLength) : 0;
+    }
+
     /**
      * Offset of the key from the record's start, for a record at {@code recordOffset} (which
      * fixes the deadline's padding).
      */
-    public static int keyOffset(long recordOffset, int keyLength, int valueLength, boolean expires) {
-        int lengths = LENGTHS_OFFSET + varintSize(keyLength) + varintSize(valueLength);
+    public static int keyOffset(long recordOffset, int format, int keyLength, int valueLength, boolean expires) {
+        int lengths = LENGTHS_OFFSET + lengthsSize(format, keyLength, valueLength);
         if (!expires) {
             return lengths;
         }
@@ -83,9 +97,12 @@ public final class RecordLayout {
         return (int) (((absolute + 7) & ~7L) - recordOffset);
     }
 
-    /** Upper bound of a record's size whatever its offset (padding assumed maximal). */
+    /**
+     * Upper bound of a record's size whatever its offset (padding assumed maximal) and format
+     * (lengths stored).
+     */
     public static int maxRecordSize(int keyLength, int valueLength, boolean expires, boolean large) {
-        int size = LENGTHS_OFFSET + varintSize(keyLength) + varintSize(valueLength) + keyLength;
+        int size = LENGTHS_OFFSET + lengthsSize(FORMAT_VARINT, keyLength, valueLength) + keyLength;
         size += large ? EXTENT_ID_BYTES : valueLength;
         if (expires) {
             size += 7 + 8;
@@ -94,28 +111,36 @@ public final class RecordLayout {
     }
 
     /** Exact size of a record placed at {@code recordOffset}. */
-    public static int recordSize(long recordOffset, int keyLength, int valueLength, boolean expires, boolean large) {
-        return keyOffset(recordOffset, keyLength, valueLength, expires)
+    public static int recordSize(
+            long recordOffset, int format, int keyLength, int valueLength, boolean expires, boolean large) {
+        return keyOffset(recordOffset, format, keyLength, valueLength, expires)
                 + keyLength
                 + (large ? EXTENT_ID_BYTES : valueLength);
     }
 
     /**
-     * Writes the header (layout without DECIDED, access 0, lengths, deadline) and returns the
-     * key's absolute offset.
+     * Writes the header (layout without DECIDED, access 0, lengths unless shaped, deadline) and
+     * returns the key's absolute offset. A shaped {@code format} must be the one {@link
+     * RecordShapes#formatFor} gave for these lengths.
      */
     public static long writeHeader(
             MemorySegment page,
             long offset,
+            int format,
             int keyLength,
             int valueLength,
             boolean large,
             boolean expires,
             boolean fixedTtl,
             long deadline) {
-        int layout = FORMAT | (large ? LARGE : 0) | (expires ? EXPIRES : 0) | (fixedTtl ? FIXED_TTL : 0);
-        long p = writeVarint(page, offset + LENGTHS_OFFSET, keyLength);
-        p = writeVarint(page, p, valueLength);
+        int layout = format | (large ? LARGE : 0) | (expires ? EXPIRES : 0) | (fixedTtl ? FIXED_TTL : 0);
+        long p = offset + LENGTHS_OFFSET;
+        if (format == FORMAT_VARINT) {
+            p = writeVarint(page, p, keyLength);
+            p = writeVarint(page, p, valueLength);
+        } else if (format != FORMAT_SHAPE_0 && format != FORMAT_SHAPE_1) {
+            throw new IllegalArgumentException("record format must be 1, 2 or 3: " + format);
+        }
         long key = p;
         if (expires) {
             long deadlineAt = offset + deadlineOffset(offset, (int) (p - offset));
@@ -231,11 +256,12 @@ public final class RecordLayout {
         }
 
         /**
-         * Parses the record at {@code offset}; {@code limit} is where the page's records end.
+         * Parses the record at {@code offset}; {@code limit} is where the page's records end;
+         * {@code shapes} are the cache's, for a shaped record's lengths.
          *
          * @throws IllegalStateException if the record is malformed (a bug, never user input)
          */
-        public Header parse(MemorySegment page, long offset, long limit) {
+        public Header parse(MemorySegment page, long offset, long limit, RecordShapes shapes) {
             int k;
             int v;
             long p;
@@ -244,6 +270,10 @@ public final class RecordLayout {
                 // check for all of them instead of one per byte.
                 long w = page.get(HEAD, offset);
                 layout = (int) w & 0xFF;
+                int format = layout & FORMAT_MASK;
+                if (format >= FORMAT_SHAPE_0) {
+                    return shaped(offset, limit, shapes, format);
+                }
                 int at = 1;
                 int b = (int) (w >>> 8) & 0xFF;
                 k = b & 0x7F;
@@ -266,6 +296,10 @@ public final class RecordLayout {
             }
             layout = (byte) BYTE_HANDLE.getAcquire(page, offset + LAYOUT_OFFSET) & 0xFF;
             checkFormat(offset);
+            int format = layout & FORMAT_MASK;
+            if (format >= FORMAT_SHAPE_0) {
+                return shaped(offset, limit, shapes, format);
+            }
             p = offset + LENGTHS_OFFSET;
             k = 0;
             int shift = 0;
@@ -289,9 +323,9 @@ public final class RecordLayout {
          * Parses like {@link #parse}, but returns false instead of throwing for bytes that are not
          * a well-formed record (for callers that may point at any byte of a page).
          */
-        public boolean tryParse(MemorySegment page, long offset, long limit) {
+        public boolean tryParse(MemorySegment page, long offset, long limit, RecordShapes shapes) {
             try {
-                parse(page, offset, limit);
+                parse(page, offset, limit, shapes);
                 return true;
             } catch (IllegalStateException | IndexOutOfBoundsException notARecord) {
                 return false;
@@ -299,9 +333,19 @@ public final class RecordLayout {
         }
 
         private void checkFormat(long offset) {
-            if ((layout & FORMAT_MASK) != FORMAT) {
+            if ((layout & FORMAT_MASK) == 0) {
                 throw new IllegalStateException("corrupt record at offset " + offset + ": layout byte " + layout);
             }
+        }
+
+        /** Sets the fields of a shaped record from its shape (none learned: corrupt). */
+        private Header shaped(long offset, long limit, RecordShapes shapes, int format) {
+            long shape = shapes.shape(format);
+            if (shape == 0) {
+                throw new IllegalStateException("corrupt record at offset " + offset + ": layout byte " + layout
+                        + " names a record shape the cache has not learned");
+            }
+            return finish(offset, (int) (shape >>> 32), (int) shape, offset + LENGTHS_OFFSET, limit);
         }
 
         /** Sets the fields from the lengths; {@code p} is just past the value length's varint. */

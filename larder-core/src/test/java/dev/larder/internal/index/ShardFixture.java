@@ -91,19 +91,22 @@ final class ShardFixture implements AutoCloseable {
 
     /** Bytes of the record {@link #write} writes at {@code location}. */
     int recordBytes(long location, int key, int valueLength, boolean expires) {
-        return RecordLayout.recordSize(store.offset(location), keys[key].length, valueLength, expires, false);
+        int format = store.shapes().formatFor(keys[key].length, valueLength, false);
+        return RecordLayout.recordSize(store.offset(location), format, keys[key].length, valueLength, expires, false);
     }
 
     /** Appends a decided record of key {@code key}; returns its location. */
     long write(int key, int valueLength, boolean expires) {
         byte[] k = keys[key];
-        long location = store.reserve(0, k.length, valueLength, expires, false);
+        int format = store.shapes().formatFor(k.length, valueLength, false); // as the cache does
+        long location = store.reserve(0, format, k.length, valueLength, expires, false);
         if (location == PageStore.NO_PAGE) {
             throw new IllegalStateException("test page store is full");
         }
         MemorySegment page = store.page(location);
         long offset = store.offset(location);
-        long keyAt = RecordLayout.writeHeader(page, offset, k.length, valueLength, false, expires, false, 12345L);
+        long keyAt =
+                RecordLayout.writeHeader(page, offset, format, k.length, valueLength, false, expires, false, 12345L);
         MemorySegment.copy(keySegments[key], 0, page, keyAt, k.length);
         page.asSlice(keyAt + k.length, valueLength).fill((byte) key);
         RecordLayout.markDecided(page, offset);

@@ -46,13 +46,14 @@ class PageStoreTest {
     /** Reserves and writes a record whose key and value bytes are all {@code mark}. */
     private static Reserved reserveAndWrite(
             PageStore store, int stripe, int keyLength, int valueLength, boolean expires, byte mark) {
-        long location = store.reserve(stripe, keyLength, valueLength, expires, false);
+        int format = store.shapes().formatFor(keyLength, valueLength, false); // as the cache does
+        long location = store.reserve(stripe, format, keyLength, valueLength, expires, false);
         if (location == PageStore.NO_PAGE) {
             return null;
         }
         MemorySegment page = store.page(location);
         long offset = store.offset(location);
-        int size = RecordLayout.recordSize(offset, keyLength, valueLength, expires, false);
+        int size = RecordLayout.recordSize(offset, format, keyLength, valueLength, expires, false);
         assertThat(offset + size).as("record inside its page").isLessThanOrEqualTo(PAGE);
         // The reserved bytes were zero: nobody else was given them.
         long dirty = MemorySegment.mismatch(page, offset, offset + size, filled(0), 0, size);
@@ -60,7 +61,7 @@ class PageStoreTest {
             throw new AssertionError(
                     "reserved byte " + (offset + dirty) + " of location " + location + " was not zero");
         }
-        long keyAt = RecordLayout.writeHeader(page, offset, keyLength, valueLength, false, expires, false, 99);
+        long keyAt = RecordLayout.writeHeader(page, offset, format, keyLength, valueLength, false, expires, false, 99);
         page.asSlice(keyAt, keyLength + valueLength).fill(mark);
         RecordLayout.markDecided(page, offset);
         return new Reserved(location, size, keyLength, valueLength, expires, mark);
@@ -90,7 +91,7 @@ class PageStoreTest {
                 MemorySegment segment = store.pageById(page);
                 long at = 0;
                 while (at < limit) {
-                    h.parse(segment, at, limit);
+                    h.parse(segment, at, limit, store.shapes());
                     long location = store.location(page, at);
                     Reserved r = byLocation.get(location);
                     assertThat(r)
@@ -312,14 +313,21 @@ class PageStoreTest {
         PageStore store = new PageStore(PAGE, 1 << 20, 1, budget);
         int keyLength = 100;
         int valueLength = PAGE - (1 + 1 + 2 + keyLength); // layout, key length, value length (2 bytes), key
-        assertThat(RecordLayout.recordSize(0, keyLength, valueLength, false, false))
+        assertThat(RecordLayout.recordSize(0, RecordLayout.FORMAT_VARINT, keyLength, valueLength, false, false))
                 .isEqualTo(PAGE);
+        // Two other shapes learned first, so the whole-page record has its lengths.
+        int shapedValue = PAGE - 2; // layout byte, key: a record of a learned shape stores no lengths
+        store.shapes().formatFor(1, shapedValue, false);
         Reserved small = reserveAndWrite(store, 0, 1, 0, false, (byte) 1);
         Reserved whole = reserveAndWrite(store, 0, keyLength, valueLength, false, (byte) 2);
+        assertThat(whole.size()).isEqualTo(PAGE);
         assertThat(store.offset(whole.location())).isZero();
         assertThat(whole.location() / PAGE).isNotEqualTo(small.location() / PAGE);
         assertThat(store.sealedTop((int) (small.location() / PAGE))).isEqualTo(small.size());
         assertThat(store.limit((int) (whole.location() / PAGE))).isEqualTo(PAGE);
+        Reserved shaped = reserveAndWrite(store, 0, 1, shapedValue, false, (byte) 3);
+        assertThat(shaped.size()).isEqualTo(PAGE);
+        assertThat(store.offset(shaped.location())).isZero();
         store.freeAll();
     }
 
@@ -337,8 +345,10 @@ class PageStoreTest {
             pages.add((int) (r.location() / PAGE));
         }
         assertThat(store.writerCanTakePage()).isFalse();
-        assertThat(store.reserve(writer, 10, value, false, false)).isEqualTo(PageStore.NO_PAGE);
-        assertThat(store.reserve(evictor, 10, value, false, false)).isEqualTo(PageStore.NO_PAGE);
+        assertThat(store.reserve(writer, RecordLayout.FORMAT_VARINT, 10, value, false, false))
+                .isEqualTo(PageStore.NO_PAGE);
+        assertThat(store.reserve(evictor, RecordLayout.FORMAT_VARINT, 10, value, false, false))
+                .isEqualTo(PageStore.NO_PAGE);
         assertThat(budget.used()).isEqualTo(3L * PAGE);
 
         // Recycle the two oldest (sealed) pages: one is the evictor's reserve.
@@ -354,7 +364,8 @@ class PageStoreTest {
         assertThat(w).isNotNull();
         assertThat(store.freePageCount()).isEqualTo(1);
         assertThat(store.writerCanTakePage()).isFalse();
-        assertThat(store.reserve(writer, 10, value, false, false)).isEqualTo(PageStore.NO_PAGE);
+        assertThat(store.reserve(writer, RecordLayout.FORMAT_VARINT, 10, value, false, false))
+                .isEqualTo(PageStore.NO_PAGE);
         Reserved e = reserveAndWrite(store, evictor, 10, value, false, (byte) 3);
         assertThat(e).as("the evictor takes the last free page").isNotNull();
         assertThat(store.freePageCount()).isZero();
@@ -363,7 +374,7 @@ class PageStoreTest {
         assertThat(budget.used()).isEqualTo(3L * PAGE);
         store.freeAll();
         assertThat(budget.used()).isZero();
-        assertThatThrownBy(() -> store.reserve(evictor, 1000, 3000, false, false))
+        assertThatThrownBy(() -> store.reserve(evictor, RecordLayout.FORMAT_VARINT, 1000, 3000, false, false))
                 .isInstanceOf(IllegalStateException.class);
     }
 
@@ -556,10 +567,11 @@ class PageStoreTest {
             for (int j = 0; j < keyLength; j++) {
                 key[j] = (byte) random.nextInt();
             }
-            long location = store.reserve(0, keyLength, valueLength, expires, false);
+            int format = store.shapes().formatFor(keyLength, valueLength, false);
+            long location = store.reserve(0, format, keyLength, valueLength, expires, false);
             MemorySegment page = store.page(location);
             long keyAt = RecordLayout.writeHeader(
-                    page, store.offset(location), keyLength, valueLength, false, expires, false, 1);
+                    page, store.offset(location), format, keyLength, valueLength, false, expires, false, 1);
             MemorySegment.copy(MemorySegment.ofArray(key), 0, page, keyAt, keyLength);
             RecordLayout.markDecided(page, store.offset(location));
 

@@ -20,6 +20,10 @@ class RecordLayoutTest {
     private static final byte FILL = (byte) 0xA5;
     /** Room for any header (at most 1 + 3 + 5 + 7 + 8 bytes) at any tested offset. */
     private static final int SEGMENT_BYTES = 512;
+    /** Shapes of a cache that learned none: every record has its lengths. */
+    private static final RecordShapes NO_SHAPES = new RecordShapes();
+
+    private static final int VARINT = RecordLayout.FORMAT_VARINT;
 
     @Provide
     Arbitrary<Integer> keyLengths() {
@@ -55,27 +59,43 @@ class RecordLayoutTest {
             @ForAll boolean expires,
             @ForAll boolean fixedTtl,
             @ForAll @IntRange(min = 0, max = 255) int offset,
-            @ForAll long deadline) {
+            @ForAll long deadline,
+            @ForAll @IntRange(min = 0, max = 2) int shapesLearnedBefore) {
         if (!large) {
             // A record that holds its value inline lives in a page (at most 8 MiB); keep the
             // int arithmetic of the sizes meaningful.
             valueLength = Math.min(valueLength, Integer.MAX_VALUE - 100_000);
         }
+        // A cache that learned 0, 1 or 2 other shapes first: the record is shaped (2, 3) or has
+        // its lengths (1, and always when large).
+        RecordShapes shapes = new RecordShapes();
+        for (int i = 0; i < shapesLearnedBefore; i++) {
+            shapes.formatFor(keyLength == 1 ? 2 : keyLength - 1, i, false);
+        }
+        int format = shapes.formatFor(keyLength, valueLength, large);
+        assertThat(format)
+                .isEqualTo(
+                        large || shapesLearnedBefore == 2
+                                ? RecordLayout.FORMAT_VARINT
+                                : shapesLearnedBefore == 0 ? RecordLayout.FORMAT_SHAPE_0 : RecordLayout.FORMAT_SHAPE_1);
+        assertThat(shapes.formatFor(keyLength, valueLength, large))
+                .as("learned for good")
+                .isEqualTo(format);
+        boolean shaped = format != RecordLayout.FORMAT_VARINT;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment page = arena.allocate(SEGMENT_BYTES, 8);
             page.fill(FILL);
 
-            long keyAt =
-                    RecordLayout.writeHeader(page, offset, keyLength, valueLength, large, expires, fixedTtl, deadline);
+            long keyAt = RecordLayout.writeHeader(
+                    page, offset, format, keyLength, valueLength, large, expires, fixedTtl, deadline);
 
-            int keyOffset = RecordLayout.keyOffset(offset, keyLength, valueLength, expires);
-            int size = RecordLayout.recordSize(offset, keyLength, valueLength, expires, large);
+            int keyOffset = RecordLayout.keyOffset(offset, format, keyLength, valueLength, expires);
+            int size = RecordLayout.recordSize(offset, format, keyLength, valueLength, expires, large);
             assertThat(keyAt - offset).isEqualTo(keyOffset);
             assertThat(size).isEqualTo(keyOffset + keyLength + (large ? RecordLayout.EXTENT_ID_BYTES : valueLength));
             assertThat(size).isLessThanOrEqualTo(RecordLayout.maxRecordSize(keyLength, valueLength, expires, large));
             int lengthsEnd = RecordLayout.LENGTHS_OFFSET
-                    + RecordLayout.varintSize(keyLength)
-                    + RecordLayout.varintSize(valueLength);
+                    + (shaped ? 0 : RecordLayout.varintSize(keyLength) + RecordLayout.varintSize(valueLength));
             if (expires) {
                 // the deadline follows the lengths, padded to the next 8-byte boundary (0-7 bytes)
                 assertThat(keyOffset - 8 - lengthsEnd).isBetween(0, 7);
@@ -85,8 +105,11 @@ class RecordLayoutTest {
             }
 
             // The varints take exactly varintSize bytes: continuation bits on all but the last.
-            assertVarint(page, offset + RecordLayout.LENGTHS_OFFSET, keyLength);
-            assertVarint(page, offset + RecordLayout.LENGTHS_OFFSET + RecordLayout.varintSize(keyLength), valueLength);
+            if (!shaped) {
+                assertVarint(page, offset + RecordLayout.LENGTHS_OFFSET, keyLength);
+                assertVarint(
+                        page, offset + RecordLayout.LENGTHS_OFFSET + RecordLayout.varintSize(keyLength), valueLength);
+            }
 
             // Nothing written before the record, in the padding, or from the key on.
             for (long i = 0; i < offset; i++) {
@@ -103,7 +126,7 @@ class RecordLayoutTest {
             }
 
             int layout = RecordLayout.layout(page, offset);
-            assertThat(layout & RecordLayout.FORMAT_MASK).isEqualTo(RecordLayout.FORMAT);
+            assertThat(layout & RecordLayout.FORMAT_MASK).isEqualTo(format);
             assertThat(layout & RecordLayout.DECIDED).isZero();
             assertThat(layout & RecordLayout.LARGE).isEqualTo(large ? RecordLayout.LARGE : 0);
             assertThat(layout & RecordLayout.EXPIRES).isEqualTo(expires ? RecordLayout.EXPIRES : 0);
@@ -111,7 +134,7 @@ class RecordLayoutTest {
             assertThat(RecordLayout.access(page, offset)).isZero();
 
             long end = (long) offset + size;
-            RecordLayout.Header h = new RecordLayout.Header().parse(page, offset, end);
+            RecordLayout.Header h = new RecordLayout.Header().parse(page, offset, end, shapes);
             assertThat(h.layout).isEqualTo(layout);
             assertThat(h.keyLength).isEqualTo(keyLength);
             assertThat(h.valueLength).isEqualTo(valueLength);
@@ -129,14 +152,14 @@ class RecordLayoutTest {
             }
 
             // One byte short of the record's end is a corrupt record.
-            assertThatThrownBy(() -> new RecordLayout.Header().parse(page, offset, end - 1))
+            assertThatThrownBy(() -> new RecordLayout.Header().parse(page, offset, end - 1, shapes))
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("offset " + offset);
 
             // Marking it decided and counting accesses changes nothing else the parser sees.
             RecordLayout.markDecided(page, offset);
             RecordLayout.recordAccess(page, offset);
-            RecordLayout.Header again = new RecordLayout.Header().parse(page, offset, end);
+            RecordLayout.Header again = new RecordLayout.Header().parse(page, offset, end, shapes);
             assertThat(again.layout).isEqualTo(layout | RecordLayout.DECIDED | (1 << RecordLayout.ACCESS_SHIFT));
             assertThat(again.keyOffset).isEqualTo(h.keyOffset);
             assertThat(again.end).isEqualTo(h.end);
@@ -177,12 +200,14 @@ class RecordLayoutTest {
             @ForAll("keyLengths") int keyLength,
             @ForAll @IntRange(min = 0, max = 100_000) int valueLength,
             @ForAll @IntRange(min = 0, max = 1 << 20) int offset) {
-        int here = RecordLayout.recordSize(offset, keyLength, valueLength, true, false);
-        int eightOn = RecordLayout.recordSize(offset + 8L, keyLength, valueLength, true, false);
-        assertThat(here).isEqualTo(eightOn);
-        // Without EXPIRES the size does not depend on the offset at all.
-        assertThat(RecordLayout.recordSize(offset, keyLength, valueLength, false, false))
-                .isEqualTo(RecordLayout.recordSize(0, keyLength, valueLength, false, false));
+        for (int format = RecordLayout.FORMAT_VARINT; format <= RecordLayout.FORMAT_SHAPE_1; format++) {
+            int here = RecordLayout.recordSize(offset, format, keyLength, valueLength, true, false);
+            int eightOn = RecordLayout.recordSize(offset + 8L, format, keyLength, valueLength, true, false);
+            assertThat(here).isEqualTo(eightOn);
+            // Without EXPIRES the size does not depend on the offset at all.
+            assertThat(RecordLayout.recordSize(offset, format, keyLength, valueLength, false, false))
+                    .isEqualTo(RecordLayout.recordSize(0, format, keyLength, valueLength, false, false));
+        }
     }
 
     // ---------------------------------------------------------------------------------------
@@ -191,14 +216,14 @@ class RecordLayoutTest {
     @Property(tries = 200)
     void parseRejectsBadFormatBits(
             @ForAll @IntRange(min = 0, max = 255) int offset, @ForAll @IntRange(min = 0, max = 255) int layoutByte) {
-        if ((layoutByte & RecordLayout.FORMAT_MASK) == RecordLayout.FORMAT) {
-            layoutByte ^= 0x03; // format 2
+        if ((layoutByte & RecordLayout.FORMAT_MASK) == RecordLayout.FORMAT_VARINT) {
+            layoutByte ^= 0x03; // format 2: a shape, and this cache learned none
         }
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment page = arena.allocate(SEGMENT_BYTES, 8);
-            RecordLayout.writeHeader(page, offset, 5, 5, false, false, false, 0);
+            RecordLayout.writeHeader(page, offset, VARINT, 5, 5, false, false, false, 0);
             page.set(ValueLayout.JAVA_BYTE, offset, (byte) layoutByte);
-            assertThatThrownBy(() -> new RecordLayout.Header().parse(page, offset, SEGMENT_BYTES))
+            assertThatThrownBy(() -> new RecordLayout.Header().parse(page, offset, SEGMENT_BYTES, NO_SHAPES))
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("offset " + offset);
         }
@@ -208,7 +233,7 @@ class RecordLayoutTest {
     void parseRejectsAZeroLayoutByte() {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment page = arena.allocate(SEGMENT_BYTES, 8);
-            assertThatThrownBy(() -> new RecordLayout.Header().parse(page, 40, SEGMENT_BYTES))
+            assertThatThrownBy(() -> new RecordLayout.Header().parse(page, 40, SEGMENT_BYTES, NO_SHAPES))
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("offset 40");
         }
@@ -220,27 +245,27 @@ class RecordLayoutTest {
             MemorySegment page = arena.allocate(SEGMENT_BYTES, 8);
             for (int offset : new int[] {0, 1, 7, 8, 13, 100}) {
                 // key length 0
-                writeRaw(page, offset, RecordLayout.FORMAT, 0x00, 0x05);
+                writeRaw(page, offset, VARINT, 0x00, 0x05);
                 assertCorrupt(page, offset, SEGMENT_BYTES);
                 // key length 65536 (past MAX_KEY_LENGTH)
-                writeRaw(page, offset, RecordLayout.FORMAT, 0x80, 0x80, 0x04, 0x05);
+                writeRaw(page, offset, VARINT, 0x80, 0x80, 0x04, 0x05);
                 assertCorrupt(page, offset, SEGMENT_BYTES);
                 // value length 0xFFFFFFFF (negative as an int)
-                writeRaw(page, offset, RecordLayout.FORMAT, 0x05, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F);
+                writeRaw(page, offset, VARINT, 0x05, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F);
                 assertCorrupt(page, offset, SEGMENT_BYTES);
                 // an unterminated key length
-                writeRaw(page, offset, RecordLayout.FORMAT, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01);
+                writeRaw(page, offset, VARINT, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01);
                 assertCorrupt(page, offset, SEGMENT_BYTES);
                 // value past the limit
-                RecordLayout.writeHeader(page, offset, 10, 1000, false, false, false, 0);
+                RecordLayout.writeHeader(page, offset, VARINT, 10, 1000, false, false, false, 0);
                 assertCorrupt(page, offset, SEGMENT_BYTES);
                 // key past the limit
-                RecordLayout.writeHeader(page, offset, 1000, 0, false, true, false, 0);
+                RecordLayout.writeHeader(page, offset, VARINT, 1000, 0, false, true, false, 0);
                 assertCorrupt(page, offset, SEGMENT_BYTES);
                 // a large record's extent id past the limit
-                RecordLayout.writeHeader(page, offset, 4, 1 << 30, true, false, false, 0);
-                long idEnd = offset + RecordLayout.recordSize(offset, 4, 1 << 30, false, true);
-                assertThat(new RecordLayout.Header().parse(page, offset, idEnd).end)
+                RecordLayout.writeHeader(page, offset, VARINT, 4, 1 << 30, true, false, false, 0);
+                long idEnd = offset + RecordLayout.recordSize(offset, VARINT, 4, 1 << 30, false, true);
+                assertThat(new RecordLayout.Header().parse(page, offset, idEnd, NO_SHAPES).end)
                         .isEqualTo(idEnd);
                 assertCorrupt(page, offset, idEnd - 1);
                 page.fill((byte) 0);
@@ -255,7 +280,7 @@ class RecordLayoutTest {
     }
 
     private static void assertCorrupt(MemorySegment page, long offset, long limit) {
-        assertThatThrownBy(() -> new RecordLayout.Header().parse(page, offset, limit))
+        assertThatThrownBy(() -> new RecordLayout.Header().parse(page, offset, limit, NO_SHAPES))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("corrupt record at offset " + offset + ":");
     }
@@ -273,7 +298,7 @@ class RecordLayoutTest {
             @ForAll @IntRange(min = 0, max = 10) int reads) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment page = arena.allocate(SEGMENT_BYTES, 8);
-            RecordLayout.writeHeader(page, offset, 3, 9, large, expires, fixedTtl, 42);
+            RecordLayout.writeHeader(page, offset, VARINT, 3, 9, large, expires, fixedTtl, 42);
             if (decided) {
                 RecordLayout.markDecided(page, offset);
             }
@@ -305,7 +330,7 @@ class RecordLayoutTest {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment page = arena.allocate(SEGMENT_BYTES, 8);
             page.fill(FILL);
-            RecordLayout.writeHeader(page, offset, 300, 70_000, large, expires, fixedTtl, -7);
+            RecordLayout.writeHeader(page, offset, VARINT, 300, 70_000, large, expires, fixedTtl, -7);
             RecordLayout.setAccess(page, offset, access);
             int before = RecordLayout.layout(page, offset);
             MemorySegment snapshot = snapshot(page);
@@ -323,8 +348,8 @@ class RecordLayoutTest {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment page = arena.allocate(SEGMENT_BYTES, 8);
             for (int offset = 0; offset < 64; offset++) {
-                RecordLayout.writeHeader(page, offset, 20, 20, false, true, true, 1L);
-                RecordLayout.Header h = new RecordLayout.Header().parse(page, offset, SEGMENT_BYTES);
+                RecordLayout.writeHeader(page, offset, VARINT, 20, 20, false, true, true, 1L);
+                RecordLayout.Header h = new RecordLayout.Header().parse(page, offset, SEGMENT_BYTES, NO_SHAPES);
                 MemorySegment before = snapshot(page);
                 RecordLayout.writeDeadline(page, h.deadlineOffset, Long.MIN_VALUE + 3);
                 assertThat(RecordLayout.readDeadline(page, h.deadlineOffset)).isEqualTo(Long.MIN_VALUE + 3);
