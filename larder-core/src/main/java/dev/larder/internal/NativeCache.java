@@ -1210,6 +1210,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             }
             removed = evictor.takeRemovals();
         } finally {
+            evictor.countRemovals();
             maintenanceLock.unlock();
         }
         deliver(removed);
@@ -1354,6 +1355,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             }
             removed = evictor.takeRemovals();
         } finally {
+            evictor.countRemovals();
             maintenanceLock.unlock();
         }
         deliver(removed);
@@ -1498,6 +1500,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             evictor.cleanUp();
             removed = evictor.takeRemovals();
         } finally {
+            evictor.countRemovals();
             maintenanceLock.unlock();
         }
         deliver(removed);
