@@ -20,8 +20,8 @@ import java.lang.foreign.ValueLayout;
  * </ul>
  *
  * An insert of a key whose ghost is still within the horizon counts one ghost hit for its side,
- * and the ghost is forgotten (the cache counts every write as an insert here; a key that is
- * present has no ghost). Both counts come from the same requests of the same period, so a
+ * and the ghost is forgotten (the cache reports every write except those that found their key
+ * present, which has no ghost). Both counts come from the same requests of the same period, so a
  * workload whose hit rate swings from period to period moves both alike; comparing one period's
  * hit rate with the previous one's cannot tell those swings from the window's doing.
  *

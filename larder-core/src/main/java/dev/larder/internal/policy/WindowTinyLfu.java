@@ -231,6 +231,11 @@ public final class WindowTinyLfu {
         }
     }
 
+    /** Ghost hits of both sides so far (for tests and diagnostics); 0 without ghost lists. */
+    public long ghostHits() {
+        return ghosts == null ? 0 : ghosts.windowHits() + ghosts.mainHits();
+    }
+
     /** A key was written: if it was evicted lately, the ghost lists count it for its side. */
     public void written(long hash) {
         if (ghosts != null) {
