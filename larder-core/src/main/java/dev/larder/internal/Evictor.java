@@ -911,7 +911,10 @@ final class Evictor {
             store.recycle(retired[i]);
         }
         retiredCount = 0;
-        for (NativeMemory.Block table : tables) {
+        // Indexed, not for-each: the empty list's iterator was the only allocation on the insert
+        // path (0.24 bytes per insert at 10K entries, where pages retire most often).
+        for (int i = 0; i < tables.size(); i++) {
+            NativeMemory.Block table = tables.get(i);
             table.free();
             cache.budget.release(table.segment().byteSize());
         }

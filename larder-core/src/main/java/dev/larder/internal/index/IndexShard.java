@@ -368,10 +368,11 @@ public final class IndexShard {
         MemorySegment t = table;
         MemorySegment n = newBlock.segment();
         maxDist = 0;
+        RecordLayout.Header header = new RecordLayout.Header(); // one for the whole rehash
         for (int i = 0; i < capacity; i++) {
             long w = (long) WORD.get(t, (long) i << 3);
             if (w != IndexWord.EMPTY) {
-                long h = store.hashOfKeyAt(seed, IndexWord.location(w));
+                long h = store.hashOfKeyAt(seed, IndexWord.location(w), header);
                 place(n, newCap, IndexWord.withDist(w, 0), IndexWord.homeSlot(h, newCap));
             }
         }

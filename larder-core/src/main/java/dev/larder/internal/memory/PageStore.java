@@ -556,11 +556,11 @@ public final class PageStore {
         return h.keyLength == keyLength && RecordLayout.bytesEqual(page, h.keyOffset, key, keyLength);
     }
 
-    /** The hash of the key in the record at {@code location}. */
-    public long hashOfKeyAt(long seed, long location) {
+    /** The hash of the key in the record at {@code location}; its header is parsed into {@code h}. */
+    public long hashOfKeyAt(long seed, long location, RecordLayout.Header h) {
         MemorySegment page = pages[(int) (location >>> pageShift)];
         long offset = location & (pageSize - 1);
-        RecordLayout.Header h = new RecordLayout.Header().parse(page, offset, pageSize, shapes);
+        h.parse(page, offset, pageSize, shapes);
         return KeyHash.hash(seed, page, h.keyOffset, h.keyLength);
     }
 }

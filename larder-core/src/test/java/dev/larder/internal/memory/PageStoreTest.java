@@ -588,7 +588,7 @@ class PageStoreTest {
                 assertThat(store.keyEquals(location, key, keyLength - 1, new RecordLayout.Header()))
                         .isFalse();
             }
-            assertThat(store.hashOfKeyAt(42, location))
+            assertThat(store.hashOfKeyAt(42, location, new RecordLayout.Header()))
                     .isEqualTo(dev.larder.internal.hash.KeyHash.hash(42, MemorySegment.ofArray(key), 0, keyLength));
         }
         store.freeAll();
