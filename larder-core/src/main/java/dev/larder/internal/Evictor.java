@@ -122,8 +122,14 @@ final class Evictor {
      */
     private int uncounted;
 
-    /** Removals after which the evictor subtracts them from the count (waiting writers see them). */
+    /**
+     * Removals after which the evictor subtracts them from the count (waiting writers see them),
+     * never more than an eviction batch: a small cache (batch 1 below 1,024 entries) keeps
+     * subtracting each one, as before.
+     */
     static final int UNCOUNTED_MAX = 8;
+
+    private final int uncountedMax;
 
     private int[] retired = new int[8];
     private int retiredCount;
@@ -141,6 +147,7 @@ final class Evictor {
         this.probation = new LogCursor(store, store.evictorStripe(PageStore.PROBATION));
         this.protect = new LogCursor(store, store.evictorStripe(PageStore.PROTECTED));
         this.victim = probation;
+        this.uncountedMax = Math.min(UNCOUNTED_MAX, entryBatch());
     }
 
     /**
@@ -781,7 +788,7 @@ final class Evictor {
                 policy.evicted(hash, queue == PageStore.WINDOW); // a ghost for the window's climber
             }
             shard.removeAt(slot, recordBytes);
-            if (++uncounted == UNCOUNTED_MAX) {
+            if (++uncounted >= uncountedMax) {
                 countRemovals();
             }
             cache.leftQueue(queue);
