@@ -1203,6 +1203,15 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         }
     }
 
+    /**
+     * Releases the maintenance lock after a pass that may have evicted, however it ended: the
+     * evictor's removals not yet subtracted from the entry count are subtracted first.
+     */
+    private void endMaintenancePass() {
+        evictor.countRemovals();
+        maintenanceLock.unlock();
+    }
+
     /** Runs the evictor until {@code goal} is met; blocks other maintenance meanwhile. */
     void makeRoom(Evictor.Goal goal, long bytes) {
         if (insideReader()) {
@@ -1220,8 +1229,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             }
             removed = evictor.takeRemovals();
         } finally {
-            evictor.countRemovals();
-            maintenanceLock.unlock();
+            endMaintenancePass();
         }
         deliver(removed);
     }
@@ -1365,8 +1373,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             }
             removed = evictor.takeRemovals();
         } finally {
-            evictor.countRemovals();
-            maintenanceLock.unlock();
+            endMaintenancePass();
         }
         deliver(removed);
     }
@@ -1519,8 +1526,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             evictor.cleanUp();
             removed = evictor.takeRemovals();
         } finally {
-            evictor.countRemovals();
-            maintenanceLock.unlock();
+            endMaintenancePass();
         }
         deliver(removed);
     }
