@@ -433,7 +433,12 @@ final class Evictor {
 
     /** Whether the window holds more entries than the policy wants it to. */
     private boolean windowOverTarget() {
-        return cache.windowEntries.sum() > windowTargetNow();
+        return windowEntries() > windowTargetNow();
+    }
+
+    /** Entries in the window: all but main's (new records go to the window, and the entry count has them). */
+    long windowEntries() {
+        return entries() - cache.queues.main();
     }
 
     private long windowTargetNow() {
@@ -442,7 +447,7 @@ final class Evictor {
 
     /** Whether the window holds fewer entries than its target, by more than one. */
     private boolean windowUnderTarget() {
-        return cache.windowEntries.sum() < policy.windowTarget(capacity()) - 1;
+        return windowEntries() < policy.windowTarget(capacity()) - 1;
     }
 
     /** Entries the cache holds when full: its bound, or (bounded by bytes) what it holds now. */
@@ -576,7 +581,8 @@ final class Evictor {
      * read again before it reaches the victim's place. Records are only moved, never evicted.
      */
     private void demoteExcess(int budget) {
-        while (budget-- > 0 && cache.protectedEntries.sum() > policy.protectedTarget(capacity(), windowTargetNow())) {
+        while (budget-- > 0
+                && cache.queues.protectedEntries() > policy.protectedTarget(capacity(), windowTargetNow())) {
             LogCursor.Next next = protect.next(false);
             if (next == LogCursor.Next.PAGE_RETIRED) {
                 retire(protect.retiredPage);
@@ -773,7 +779,7 @@ final class Evictor {
                 }
                 if (action != Action.EVICT
                         && copyForward(shard, slot, location, segment, h, recordBytes, toQueue, access)) {
-                    cache.movedBetween(queue, toQueue);
+                    cache.queues.evictorMoved(queue, toQueue);
                     if (queue == PageStore.WINDOW && toQueue != PageStore.WINDOW) {
                         policy.leftWindow(hash);
                     }
@@ -791,7 +797,7 @@ final class Evictor {
             if (++uncounted >= uncountedMax) {
                 countRemovals();
             }
-            cache.leftQueue(queue);
+            cache.queues.evictorRemoved(queue);
             removal = cache.unlinked(location, h, null, cause);
         } finally {
             shard.lock.unlock();
@@ -799,7 +805,7 @@ final class Evictor {
         if (cause == RemovalCause.EXPIRED) {
             cache.stats.expirations.increment();
         } else {
-            cache.stats.evictions.increment();
+            cache.stats.countEviction();
             maxExamined = Math.max(maxExamined, examined);
             examined = 0;
             windowReinsertions = 0;

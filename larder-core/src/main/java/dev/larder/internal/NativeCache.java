@@ -40,7 +40,6 @@ import java.util.concurrent.RecursiveAction;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiFunction;
 import java.util.function.Function;
@@ -86,10 +85,8 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
     final IndexShard[] shards;
     final int shardMask;
     final AtomicLong entries = new AtomicLong();
-    /** Entries whose record is in the window queue. */
-    final LongAdder windowEntries = new LongAdder();
-    /** Entries whose record is in main's protected queue (the rest are on probation). */
-    final LongAdder protectedEntries = new LongAdder();
+    /** Entries in main's queues (the window holds the rest). */
+    final QueueCounts queues = new QueueCounts();
 
     private final AtomicLong indexBytes = new AtomicLong();
     final long maximumEntries;
@@ -1077,8 +1074,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                             return NEED_BYTES;
                         }
                     }
-                    shard.insert(hash, location, recordBytes);
-                    windowEntries.increment();
+                    shard.insert(hash, location, recordBytes); // into the window: counted by entries
                     outcome = DONE;
                 }
             } finally {
@@ -1304,30 +1300,9 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         }
     }
 
-    /** Keeps the queues' entry counts when an entry's record leaves {@code queue} (removed or evicted). */
-    void leftQueue(int queue) {
-        if (queue == PageStore.WINDOW) {
-            windowEntries.decrement();
-        } else if (queue == PageStore.PROTECTED) {
-            protectedEntries.decrement();
-        }
-    }
-
-    /** Keeps the queues' entry counts when an entry's record moves from {@code from} to {@code to}. */
-    void movedBetween(int from, int to) {
-        if (from != to) {
-            leftQueue(from);
-            if (to == PageStore.WINDOW) {
-                windowEntries.increment();
-            } else if (to == PageStore.PROTECTED) {
-                protectedEntries.increment();
-            }
-        }
-    }
-
     /** An overwrite appended the entry's new record to the window; its old one was at {@code old}. */
     private void movedToWindow(long old) {
-        movedBetween(store.queueOf(old), PageStore.WINDOW);
+        queues.left(store.queueOf(old));
     }
 
     /** The maintenance task: drain the access buffers, expire, evict down to the low watermark. */
@@ -1512,7 +1487,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
      * starts then, and so does counting (see {@code WindowTinyLfu#counting}).
      */
     private boolean full() {
-        return entries.get() >= maximumEntries || stats.evictions.sum() > 0;
+        return entries.get() >= maximumEntries || stats.evictions() > 0;
     }
 
     @Override
@@ -1661,7 +1636,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                 h = header(current);
                 shard.removeAt(slot, (int) (h.end - store.offset(current)));
                 entries.decrementAndGet();
-                leftQueue(store.queueOf(current));
+                queues.left(store.queueOf(current));
                 removed = current;
             } finally {
                 shard.lock.unlock();
@@ -1923,7 +1898,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                     int n = shard.count();
                     for (int i = 0; i < n; i++) {
                         long location = locations[i];
-                        leftQueue(store.queueOf(location));
+                        queues.left(store.queueOf(location));
                         boolean expired = isExpired(location);
                         Evictor.Removal removal = unlinked(
                                 location,
@@ -2024,7 +1999,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                 stats.misses.sum(),
                 writes.counted(),
                 stats.removals.sum(),
-                stats.evictions.sum(),
+                stats.evictions(),
                 stats.expirations.sum(),
                 stats.rejectedPuts.sum(),
                 stats.loadSuccesses.sum(),

@@ -1,20 +1,45 @@
 package dev.larder.internal;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The cache's counters. Each is a {@link LongAdder}: threads that update at once spread over
  * cells, so counting costs no lock and no shared cache line on the hot path; reading sums the
  * cells on demand. Hits and puts are not here: the read and write buffers count them as they
- * record them (see {@code NativeCache.reads}).
+ * record them (see {@code NativeCache.reads}). Evictions are the exception: only the evictor
+ * counts them, under the maintenance lock, so a plain addition published by a release store
+ * does, without an atomic one per eviction.
  */
 final class StatsCounters {
+    private static final VarHandle EVICTIONS;
+
+    static {
+        try {
+            EVICTIONS = MethodHandles.lookup().findVarHandle(StatsCounters.class, "evictions", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     final LongAdder misses = new LongAdder();
     final LongAdder removals = new LongAdder();
-    final LongAdder evictions = new LongAdder();
     final LongAdder expirations = new LongAdder();
     final LongAdder rejectedPuts = new LongAdder();
     final LongAdder loadSuccesses = new LongAdder();
     final LongAdder loadFailures = new LongAdder();
     final LongAdder loadNanos = new LongAdder();
+
+    @SuppressWarnings("unused") // accessed through EVICTIONS
+    private long evictions;
+
+    /** One more eviction. Only under the maintenance lock: there is one writer at a time. */
+    void countEviction() {
+        EVICTIONS.setRelease(this, (long) EVICTIONS.get(this) + 1);
+    }
+
+    long evictions() {
+        return (long) EVICTIONS.getAcquire(this);
+    }
 }

@@ -177,10 +177,10 @@ class EvictionPolicyTest {
                 }
                 if (op % 10_000 == 9_999) {
                     long[] byQueue = recount(nc);
-                    assertThat(nc.windowEntries.sum())
+                    assertThat(nc.evictor.windowEntries())
                             .as("window entries at op %d", op)
                             .isEqualTo(byQueue[PageStore.WINDOW]);
-                    assertThat(nc.protectedEntries.sum())
+                    assertThat(nc.queues.protectedEntries())
                             .as("protected entries at op %d", op)
                             .isEqualTo(byQueue[PageStore.PROTECTED]);
                     assertThat(byQueue[PageStore.WINDOW] + byQueue[PageStore.PROBATION] + byQueue[PageStore.PROTECTED])
