@@ -34,6 +34,13 @@ import org.openjdk.jmh.infra.ThreadParams;
  *       pass, the first that can find any (measured 2026-11-24 by a put-by-put count).
  * </ul>
  *
+ * <p>{@code keyInstances}: {@code same} (the default, and what {@code bench.sh} runs) has
+ * {@code get} and {@code putOverwrite} pass the very {@code String} objects the cache was filled
+ * with, so an on-heap cache's key comparison is an identity check that touches neither string's
+ * characters; {@code equal} passes equal strings made apart (made before the loop, as a service
+ * builds a request's key), so an on-heap cache compares the characters of both, as it does in
+ * production. An off-heap cache reads the given string's characters either way.
+ *
  * <p>{@code bench.sh} starts each cache's forks with only that cache's JVM flags; the union below
  * is for running the jar by hand.
  */
@@ -71,8 +78,14 @@ public class GetPutBenchmark {
     @Param({"256"})
     public int valueSize;
 
+    @Param({"same"})
+    public String keyInstances;
+
     BenchCache target;
     String[] keys;
+    /** The keys {@code get} and {@code putOverwrite} pass: {@link #keys} or equal copies (see above). */
+    String[] presentKeys;
+
     String[] insertKeys;
 
     @Setup(Level.Trial)
@@ -95,6 +108,11 @@ public class GetPutBenchmark {
                     cache, present, size);
         }
         insertKeys = inserting ? Keys.keys(size, insertPoolSize(size)) : null;
+        presentKeys = switch (keyInstances) {
+            case "same" -> keys;
+            case "equal" -> Keys.keys(0, size); // new strings, equal to the cache's keys
+            default -> throw new IllegalArgumentException("keyInstances must be same or equal: " + keyInstances);
+        };
     }
 
     @TearDown(Level.Trial)
@@ -148,12 +166,12 @@ public class GetPutBenchmark {
 
     @Benchmark
     public byte[] get(ThreadState t) {
-        return target.get(keys[t.nextIndex(size)]);
+        return target.get(presentKeys[t.nextIndex(size)]);
     }
 
     @Benchmark
     public void putOverwrite(ThreadState t) {
-        target.put(keys[t.nextIndex(size)], t.value);
+        target.put(presentKeys[t.nextIndex(size)], t.value);
     }
 
     @Benchmark
