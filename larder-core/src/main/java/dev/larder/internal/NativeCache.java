@@ -325,7 +325,8 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                     // A record read as often as its ACCESS bits can say (most hits on hot keys)
                     // gets no reference: the drain then only counts the key, and does not read
                     // the record again (a miss by then: 2-4% of a GET).
-                    if ((h.layout & RecordLayout.ACCESS_MASK) != RecordLayout.ACCESS_MASK) {
+                    boolean saturated = (h.layout & RecordLayout.ACCESS_MASK) == RecordLayout.ACCESS_MASK;
+                    if (!saturated) {
                         // The page's generation, confirmed by a first validation: the record was
                         // live, so its page was not reused, while the generation was read (a
                         // reference with a wrong generation would have maintenance mark bytes
@@ -339,7 +340,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                     // Recorded before the copy: the buffer's atomic would otherwise wait for the
                     // copy's stores to reach the cache (a full fence on x86), and the value's new
                     // lines are rarely there. Taken back from the count below if the read races.
-                    recordRead(ks, hash, ref);
+                    recordRead(ks, hash, ref, saturated);
                     recorded = true;
                 }
                 Object value = valueCodec.read(page, h.valueOffset, h.valueLength);
@@ -399,6 +400,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         long expiredLocation = -1;
         long readLocation = -1;
         int readGeneration = 0;
+        boolean readSaturated = false;
         int life = LIVE;
         long now = 0;
         int token = epochs.enter();
@@ -419,11 +421,12 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             if (recordAccess) {
                 readLocation = location;
                 readGeneration = store.generation(store.pageOf(location));
+                readSaturated = (h.layout & RecordLayout.ACCESS_MASK) == RecordLayout.ACCESS_MASK;
             }
             return decodeValue(location, h);
         } finally {
             epochs.exit(token);
-            afterRead(shard, hash, ks, expiredLocation, readLocation, readGeneration, life, now);
+            afterRead(shard, hash, ks, expiredLocation, readLocation, readGeneration, readSaturated, life, now);
         }
     }
 
@@ -439,6 +442,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             long expiredLocation,
             long readLocation,
             int readGeneration,
+            boolean readSaturated,
             int life,
             long now) {
         if (expiredLocation >= 0) {
@@ -446,7 +450,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             return;
         }
         if (readLocation >= 0) {
-            recordRead(ks, hash, accessRef(readLocation, readGeneration));
+            recordRead(ks, hash, accessRef(readLocation, readGeneration), readSaturated);
         }
         if (life == EXTEND) {
             extendLife(shard, hash, ks, now);
@@ -517,6 +521,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         long expiredLocation = -1;
         long readLocation = -1;
         int readGeneration = 0;
+        boolean readSaturated = false;
         int life = LIVE;
         long now = 0;
         int token = epochs.enter();
@@ -539,12 +544,13 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             }
             readLocation = location;
             readGeneration = store.generation(store.pageOf(location));
+            readSaturated = (h.layout & RecordLayout.ACCESS_MASK) == RecordLayout.ACCESS_MASK;
             return reader.read(valueView(location, h));
         } finally {
             ks.exitReader();
             epochs.exit(token);
             try {
-                afterRead(shard, hash, ks, expiredLocation, readLocation, readGeneration, life, now);
+                afterRead(shard, hash, ks, expiredLocation, readLocation, readGeneration, readSaturated, life, now);
             } finally {
                 ks.release();
             }
@@ -1388,11 +1394,37 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
      * executor: waking the executor's thread is a system call that cost more than the drain
      * (measured on a 2-core virtual machine: ~10 µs per wake-up, ~5 µs to drain 256 accesses).
      */
-    private void recordRead(KeyScratch ks, long hash, long ref) {
-        reads.count();
+    private void recordRead(KeyScratch ks, long hash, long ref, boolean saturated) {
+        long counted = reads.count();
+        if (saturated && (counted & (SATURATED_HIT_SAMPLE - 1)) != 0) {
+            return; // counted as a hit; the policy hears of one in SATURATED_HIT_SAMPLE of these
+        }
         long tail = reads.record(hash, ref);
         if ((tail & (DRAIN_EVERY - 1)) == 0 && !ks.insideReader()) {
             drainIfFree();
+        }
+    }
+
+    /**
+     * Of the hits on a record whose ACCESS bits are saturated (read at least three times since
+     * the evictor last looked at it), one in this many is recorded for the policy; the others are
+     * only counted as hits. Such a record is already known to be hot: the evictor gives it a
+     * second chance before any duel, and the sketch's counters stop at 15 and halve once per
+     * sample period, so a key read more than 8 × 15 times in a period saturates them either way.
+     * What is saved is most of the reader's bookkeeping on hot keys: recording, and the drain's
+     * sketch increment, a fifth of a GET at 10K entries (docs/speed-work.md, sixteenth session).
+     * A power of two (the stripe's hit count picks the sample). {@code -Dlarder.saturatedSample=N}
+     * (a power of two, 1 to 1,024; 1 records every hit) is an experiment knob for the simulator
+     * and the benchmarks; any other value leaves the default.
+     */
+    static final int SATURATED_HIT_SAMPLE = saturatedHitSample(System.getProperty("larder.saturatedSample"));
+
+    static int saturatedHitSample(String property) {
+        try {
+            int n = property == null ? 8 : Integer.parseInt(property.trim());
+            return n >= 1 && n <= 1024 && Integer.bitCount(n) == 1 ? n : 8;
+        } catch (NumberFormatException e) {
+            return 8;
         }
     }
 

@@ -114,9 +114,12 @@ public final class AccessBuffer {
                 >= capacity;
     }
 
-    /** Counts one access, exactly: an atomic add on the calling thread's stripe. */
-    public void count() {
-        LONGS.getAndAdd(counters, counterBase(stripeOfCurrentThread()) + COUNT, 1L);
+    /**
+     * Counts one access, exactly: an atomic add on the calling thread's stripe. Returns the
+     * stripe's count with it, which callers may use to sample (every n-th access of a stripe).
+     */
+    public long count() {
+        return (long) LONGS.getAndAdd(counters, counterBase(stripeOfCurrentThread()) + COUNT, 1L) + 1;
     }
 
     /** Takes back one count of the calling thread: the access it counted did not happen after all. */

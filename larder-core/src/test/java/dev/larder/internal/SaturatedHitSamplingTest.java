@@ -1,0 +1,129 @@
+package dev.larder.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.larder.Codecs;
+import dev.larder.Larder;
+import dev.larder.LarderCache;
+import dev.larder.ValueReader;
+import dev.larder.internal.memory.RecordLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Hits on a record whose ACCESS bits are saturated reach the policy one in {@link
+ * NativeCache#SATURATED_HIT_SAMPLE}; every other hit, and every hit on a record not yet
+ * saturated, is recorded; the hit count stays exact either way, on both read paths (the copying
+ * GET and the zero-copy read).
+ */
+class SaturatedHitSamplingTest {
+    private static final int SAMPLE = NativeCache.SATURATED_HIT_SAMPLE;
+
+    @Test
+    void theSampleIsAPowerOfTwoAboveOne() {
+        assertThat(Integer.bitCount(SAMPLE)).isEqualTo(1);
+        assertThat(SAMPLE).isGreaterThan(1);
+    }
+
+    @Test
+    void theExperimentKnobTakesOnlyPowersOfTwoUpTo1024() {
+        assertThat(NativeCache.saturatedHitSample(null)).isEqualTo(8);
+        assertThat(NativeCache.saturatedHitSample(" 1 ")).isEqualTo(1);
+        assertThat(NativeCache.saturatedHitSample("64")).isEqualTo(64);
+        assertThat(NativeCache.saturatedHitSample("1024")).isEqualTo(1024);
+        for (String bad : new String[] {"0", "-8", "3", "2048", "eight", ""}) {
+            assertThat(NativeCache.saturatedHitSample(bad)).as(bad).isEqualTo(8);
+        }
+    }
+
+    @Test
+    void hitsOnASaturatedRecordAreSampledAndStillCounted() {
+        withFullCache((cache, nativeCache) -> {
+            long hot = 7;
+            saturate(cache, nativeCache, hot);
+            long hitsBefore = cache.stats().hitCount();
+            long pendingBefore = nativeCache.pendingReads();
+            int reads = 4 * SAMPLE; // well under a drain's worth (64): nothing is drained meanwhile
+            for (int i = 0; i < reads; i++) {
+                assertThat(cache.getIfPresent(hot)).containsExactly(1);
+            }
+            assertThat(cache.stats().hitCount() - hitsBefore).as("hits counted").isEqualTo(reads);
+            assertThat(nativeCache.pendingReads() - pendingBefore)
+                    .as("hits recorded for the policy")
+                    .isEqualTo(reads / SAMPLE);
+        });
+    }
+
+    @Test
+    void zeroCopyHitsOnASaturatedRecordAreSampledToo() {
+        withFullCache((cache, nativeCache) -> {
+            long hot = 11;
+            saturate(cache, nativeCache, hot);
+            long hitsBefore = cache.stats().hitCount();
+            long pendingBefore = nativeCache.pendingReads();
+            int reads = 4 * SAMPLE;
+            ValueReader<Byte> firstByte = value -> value.get(ValueLayout.JAVA_BYTE, 0);
+            for (int i = 0; i < reads; i++) {
+                assertThat(cache.read(hot, firstByte)).isEqualTo((byte) 1);
+            }
+            assertThat(cache.stats().hitCount() - hitsBefore).isEqualTo(reads);
+            assertThat(nativeCache.pendingReads() - pendingBefore).isEqualTo(reads / SAMPLE);
+        });
+    }
+
+    @Test
+    void hitsOnARecordNotYetSaturatedAreAllRecorded() {
+        withFullCache((cache, nativeCache) -> {
+            long cold = 3;
+            assertThat(accessBits(nativeCache, cold)).isLessThan(RecordLayout.MAX_ACCESS);
+            long pendingBefore = nativeCache.pendingReads();
+            for (int i = 0; i < 2; i++) {
+                assertThat(cache.getIfPresent(cold)).containsExactly(1);
+            }
+            assertThat(nativeCache.pendingReads() - pendingBefore).isEqualTo(2);
+        });
+    }
+
+    private interface CacheTest {
+        void run(LarderCache<Long, byte[]> cache, NativeCache<Long, byte[]> nativeCache);
+    }
+
+    /** A full cache of 1,000 entries whose maintenance never runs on its own (a parked executor). */
+    @SuppressWarnings("unchecked")
+    private static void withFullCache(CacheTest test) {
+        List<Runnable> parked = new ArrayList<>();
+        try (LarderCache<Long, byte[]> cache = Larder.newBuilder(Codecs.longs(), Codecs.bytes())
+                .maximumBytes(16L << 20)
+                .maximumEntries(1_000)
+                .executor(parked::add)
+                .build()) {
+            for (long k = 0; k < 1_000; k++) {
+                cache.put(k, new byte[] {1});
+            }
+            cache.cleanUp();
+            test.run(cache, (NativeCache<Long, byte[]>) cache);
+        }
+    }
+
+    /** Reads the key until the drains have saturated its record's ACCESS bits. */
+    private static void saturate(LarderCache<Long, byte[]> cache, NativeCache<Long, byte[]> nativeCache, long key) {
+        for (int round = 0; round < 10 && accessBits(nativeCache, key) < RecordLayout.MAX_ACCESS; round++) {
+            for (int i = 0; i < RecordLayout.MAX_ACCESS; i++) {
+                cache.getIfPresent(key);
+            }
+            cache.cleanUp(); // drains the reads: the drain marks the record
+        }
+        assertThat(accessBits(nativeCache, key))
+                .as("ACCESS bits of key %d", key)
+                .isEqualTo(RecordLayout.MAX_ACCESS);
+    }
+
+    private static int accessBits(NativeCache<Long, byte[]> nativeCache, long key) {
+        long location = nativeCache.locationOf(key);
+        MemorySegment page = nativeCache.store.page(location);
+        return RecordLayout.access(page, nativeCache.store.offset(location));
+    }
+}
