@@ -805,7 +805,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                 }
             }
             if (!counted) {
-                countWrite(ks, hash, false);
+                countWrite(ks, hash, false, false);
                 counted = true;
             }
             long outcome = append(
@@ -943,7 +943,8 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         // The put is counted here, not first: the write buffer's atomic waits for every store
         // still in flight (a full fence on x86), and after a look at the index few are left.
         // Taken back by the caller if the write fails.
-        countWrite(ks, hash, !raced && seen != IndexWord.EMPTY);
+        boolean present = !raced && seen != IndexWord.EMPTY;
+        countWrite(ks, hash, present, present && (h.layout & RecordLayout.ACCESS_MASK) == RecordLayout.ACCESS_MASK);
         if (!raced && !sameShape) {
             return NOT_IN_PLACE;
         }
@@ -1366,8 +1367,11 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
      * and put a writer behind a whole eviction batch). Under sustained contention a count can
      * still be lost, as a read's can.
      */
-    private void countWrite(KeyScratch ks, long hash, boolean present) {
-        writes.count();
+    private void countWrite(KeyScratch ks, long hash, boolean present, boolean saturated) {
+        long counted = writes.count();
+        if (saturated && (counted & (SATURATED_HIT_SAMPLE - 1)) != 0) {
+            return; // counted as a put; the policy hears of one in SATURATED_HIT_SAMPLE of these
+        }
         if (writes.isFull() && !ks.insideReader()) {
             drainIfFree(); // a write's access is what a new key's admission is judged by: keep it
         }
@@ -1406,13 +1410,14 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
     }
 
     /**
-     * Of the hits on a record whose ACCESS bits are saturated (read at least three times since
-     * the evictor last looked at it), one in this many is recorded for the policy; the others are
-     * only counted as hits. Such a record is already known to be hot: the evictor gives it a
+     * Of the hits on a record whose ACCESS bits are saturated (read or overwritten at least three
+     * times since the evictor last looked at it), and of the overwrites of such a record, one in
+     * this many is recorded for the policy; the others are only counted (as hits, or puts). Such a record is already known to be hot: the evictor gives it a
      * second chance before any duel, and the sketch's counters stop at 15 and halve once per
      * sample period, so a key read more than 8 × 15 times in a period saturates them either way.
-     * What is saved is most of the reader's bookkeeping on hot keys: recording, and the drain's
-     * sketch increment, a fifth of a GET at 10K entries (docs/speed-work.md, sixteenth session).
+     * What is saved is most of the bookkeeping on hot keys: recording, and the drain's sketch
+     * increment, a fifth of a GET and a tenth of an overwrite at 10K entries (docs/speed-work.md,
+     * sixteenth session).
      * A power of two (the stripe's hit count picks the sample). {@code -Dlarder.saturatedSample=N}
      * (a power of two, 1 to 1,024; 1 records every hit) is an experiment knob for the simulator
      * and the benchmarks; any other value leaves the default.
@@ -1559,6 +1564,11 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
     /** Reads recorded and not yet drained into the policy: a moment's estimate, for tests. */
     long pendingReads() {
         return reads.pending();
+    }
+
+    /** Writes recorded and not yet drained (for tests). */
+    long pendingWrites() {
+        return writes.pending();
     }
 
     boolean hasRetiredTables() {

@@ -14,10 +14,10 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * Hits on a record whose ACCESS bits are saturated reach the policy one in {@link
- * NativeCache#SATURATED_HIT_SAMPLE}; every other hit, and every hit on a record not yet
- * saturated, is recorded; the hit count stays exact either way, on both read paths (the copying
- * GET and the zero-copy read).
+ * Hits on a record whose ACCESS bits are saturated, and overwrites of it, reach the policy one in
+ * {@link NativeCache#SATURATED_HIT_SAMPLE}; every hit on or write of a record not yet saturated
+ * is recorded; the hit and put counts stay exact either way, on both read paths (the copying GET
+ * and the zero-copy read).
  */
 class SaturatedHitSamplingTest {
     private static final int SAMPLE = NativeCache.SATURATED_HIT_SAMPLE;
@@ -71,6 +71,36 @@ class SaturatedHitSamplingTest {
             }
             assertThat(cache.stats().hitCount() - hitsBefore).isEqualTo(reads);
             assertThat(nativeCache.pendingReads() - pendingBefore).isEqualTo(reads / SAMPLE);
+        });
+    }
+
+    @Test
+    void overwritesOfASaturatedRecordAreSampledAndStillCounted() {
+        withFullCache((cache, nativeCache) -> {
+            long hot = 13;
+            saturate(cache, nativeCache, hot);
+            long putsBefore = cache.stats().putCount();
+            long pendingBefore = nativeCache.pendingWrites();
+            int writes = 4 * SAMPLE;
+            for (int i = 0; i < writes; i++) {
+                cache.put(hot, new byte[] {(byte) i});
+            }
+            assertThat(cache.getIfPresent(hot)).containsExactly((byte) (writes - 1));
+            assertThat(cache.stats().putCount() - putsBefore).as("puts counted").isEqualTo(writes);
+            assertThat(nativeCache.pendingWrites() - pendingBefore)
+                    .as("puts recorded for the policy")
+                    .isEqualTo(writes / SAMPLE);
+        });
+    }
+
+    @Test
+    void anOverwriteOfARecordNotYetSaturatedIsRecorded() {
+        withFullCache((cache, nativeCache) -> {
+            long cold = 5;
+            assertThat(accessBits(nativeCache, cold)).isLessThan(RecordLayout.MAX_ACCESS);
+            long pendingBefore = nativeCache.pendingWrites();
+            cache.put(cold, new byte[] {2});
+            assertThat(nativeCache.pendingWrites() - pendingBefore).isEqualTo(1);
         });
     }
 
