@@ -325,7 +325,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                     // A record read as often as its ACCESS bits can say (most hits on hot keys)
                     // gets no reference: the drain then only counts the key, and does not read
                     // the record again (a miss by then: 2-4% of a GET).
-                    boolean saturated = (h.layout & RecordLayout.ACCESS_MASK) == RecordLayout.ACCESS_MASK;
+                    boolean saturated = RecordLayout.accessSaturated(h.layout);
                     if (!saturated) {
                         // The page's generation, confirmed by a first validation: the record was
                         // live, so its page was not reused, while the generation was read (a
@@ -421,7 +421,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             if (recordAccess) {
                 readLocation = location;
                 readGeneration = store.generation(store.pageOf(location));
-                readSaturated = (h.layout & RecordLayout.ACCESS_MASK) == RecordLayout.ACCESS_MASK;
+                readSaturated = RecordLayout.accessSaturated(h.layout);
             }
             return decodeValue(location, h);
         } finally {
@@ -544,7 +544,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             }
             readLocation = location;
             readGeneration = store.generation(store.pageOf(location));
-            readSaturated = (h.layout & RecordLayout.ACCESS_MASK) == RecordLayout.ACCESS_MASK;
+            readSaturated = RecordLayout.accessSaturated(h.layout);
             return reader.read(valueView(location, h));
         } finally {
             ks.exitReader();
@@ -944,7 +944,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         // still in flight (a full fence on x86), and after a look at the index few are left.
         // Taken back by the caller if the write fails.
         boolean present = !raced && seen != IndexWord.EMPTY;
-        countWrite(ks, hash, present, present && (h.layout & RecordLayout.ACCESS_MASK) == RecordLayout.ACCESS_MASK);
+        countWrite(ks, hash, present, present && RecordLayout.accessSaturated(h.layout));
         if (!raced && !sameShape) {
             return NOT_IN_PLACE;
         }
@@ -1368,9 +1368,8 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
      * still be lost, as a read's can.
      */
     private void countWrite(KeyScratch ks, long hash, boolean present, boolean saturated) {
-        long counted = writes.count();
-        if (saturated && (counted & (SATURATED_HIT_SAMPLE - 1)) != 0) {
-            return; // counted as a put; the policy hears of one in SATURATED_HIT_SAMPLE of these
+        if (sampledOut(saturated, writes.count())) {
+            return; // counted as a put, not recorded
         }
         if (writes.isFull() && !ks.insideReader()) {
             drainIfFree(); // a write's access is what a new key's admission is judged by: keep it
@@ -1399,9 +1398,8 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
      * (measured on a 2-core virtual machine: ~10 µs per wake-up, ~5 µs to drain 256 accesses).
      */
     private void recordRead(KeyScratch ks, long hash, long ref, boolean saturated) {
-        long counted = reads.count();
-        if (saturated && (counted & (SATURATED_HIT_SAMPLE - 1)) != 0) {
-            return; // counted as a hit; the policy hears of one in SATURATED_HIT_SAMPLE of these
+        if (sampledOut(saturated, reads.count())) {
+            return; // counted as a hit, not recorded
         }
         long tail = reads.record(hash, ref);
         if ((tail & (DRAIN_EVERY - 1)) == 0 && !ks.insideReader()) {
@@ -1412,17 +1410,25 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
     /**
      * Of the hits on a record whose ACCESS bits are saturated (read or overwritten at least three
      * times since the evictor last looked at it), and of the overwrites of such a record, one in
-     * this many is recorded for the policy; the others are only counted (as hits, or puts). Such a record is already known to be hot: the evictor gives it a
-     * second chance before any duel, and the sketch's counters stop at 15 and halve once per
-     * sample period, so a key read more than 8 × 15 times in a period saturates them either way.
-     * What is saved is most of the bookkeeping on hot keys: recording, and the drain's sketch
-     * increment, a fifth of a GET and a tenth of an overwrite at 10K entries (docs/speed-work.md,
-     * sixteenth session).
-     * A power of two (the stripe's hit count picks the sample). {@code -Dlarder.saturatedSample=N}
-     * (a power of two, 1 to 1,024; 1 records every hit) is an experiment knob for the simulator
-     * and the benchmarks; any other value leaves the default.
+     * this many is recorded for the policy; the others are only counted (as hits, or puts).
+     *
+     * <p>Such a record is already known to be hot: the evictor gives it a second chance before
+     * any duel, and the sketch's counters stop at 15 and halve once per sample period, so a key
+     * accessed more than 8 × 15 times in a period saturates them either way. What is saved is
+     * most of the bookkeeping on hot keys: recording, and the drain's sketch increment, a fifth
+     * of a GET and a tenth of an overwrite at 10K entries (docs/speed-work.md, sixteenth
+     * session).
+     *
+     * <p>A power of two: the stripe's exact count of hits (or puts) picks the sample. {@code
+     * -Dlarder.saturatedSample=N} (a power of two, 1 to 1,024; 1 records every access) is an
+     * experiment knob for the simulator and the benchmarks; any other value leaves the default.
      */
     static final int SATURATED_HIT_SAMPLE = saturatedHitSample(System.getProperty("larder.saturatedSample"));
+
+    /** Whether an access just counted as the stripe's {@code counted}-th goes unrecorded. */
+    private static boolean sampledOut(boolean saturated, long counted) {
+        return saturated && (counted & (SATURATED_HIT_SAMPLE - 1)) != 0;
+    }
 
     static int saturatedHitSample(String property) {
         try {
@@ -1463,7 +1469,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         MemorySegment segment = store.pageById(page);
         long offset = store.offset(location);
         int layout = RecordLayout.layout(segment, offset);
-        if (layout == 0 || (layout & RecordLayout.ACCESS_MASK) == RecordLayout.ACCESS_MASK) {
+        if (layout == 0 || RecordLayout.accessSaturated(layout)) {
             return; // not written, or already marked as often as it can be (most hits on hot keys)
         }
         // The buffer may pair a hash with another access's reference: mark the record only if it

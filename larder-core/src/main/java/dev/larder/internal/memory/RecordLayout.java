@@ -161,6 +161,11 @@ public final class RecordLayout {
         return (byte) BYTE_HANDLE.getAcquire(page, offset + LAYOUT_OFFSET) & 0xFF;
     }
 
+    /** Whether a layout byte's ACCESS bits are saturated ({@link #MAX_ACCESS}): a hot record. */
+    public static boolean accessSaturated(int layout) {
+        return (layout & ACCESS_MASK) == ACCESS_MASK;
+    }
+
     public static int access(MemorySegment page, long offset) {
         return (page.get(BYTE, offset + LAYOUT_OFFSET) & ACCESS_MASK) >>> ACCESS_SHIFT;
     }
