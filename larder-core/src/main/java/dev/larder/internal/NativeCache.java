@@ -1572,9 +1572,14 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         return reads.pending();
     }
 
-    /** Writes recorded and not yet drained (for tests). */
-    long pendingWrites() {
-        return writes.pending();
+    /** Reads recorded for the policy so far, drained or not (for tests). */
+    long recordedReads() {
+        return reads.recorded();
+    }
+
+    /** Writes recorded for the policy so far, drained or not (for tests). */
+    long recordedWrites() {
+        return writes.recorded();
     }
 
     boolean hasRetiredTables() {

@@ -165,6 +165,18 @@ public final class AccessBuffer {
         return drained;
     }
 
+    /**
+     * Accesses recorded so far, summed over the stripes' tails (drains do not lower it; racing
+     * producers on one stripe can): for tests and diagnostics.
+     */
+    public long recorded() {
+        long sum = 0;
+        for (int stripe = 0; stripe <= stripeMask; stripe++) {
+            sum += (long) LONGS.getAcquire(counters, counterBase(stripe) + TAIL);
+        }
+        return sum;
+    }
+
     /** Accesses recorded and not yet drained, summed over the stripes: a moment's estimate. */
     public long pending() {
         long sum = 0;
