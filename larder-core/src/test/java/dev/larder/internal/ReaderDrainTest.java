@@ -2,8 +2,6 @@ package dev.larder.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.larder.Codecs;
-import dev.larder.Larder;
 import dev.larder.LarderCache;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,16 +20,8 @@ class ReaderDrainTest {
     @Test
     void aReaderAloneDrainsEverySixtyFourReads() {
         List<Runnable> parked = new ArrayList<>();
-        try (LarderCache<Long, byte[]> cache = Larder.newBuilder(Codecs.longs(), Codecs.bytes())
-                .maximumBytes(16L << 20)
-                .maximumEntries(1_000)
-                .executor(parked::add)
-                .build()) {
+        try (LarderCache<Long, byte[]> cache = ParkedFullCache.open(parked)) {
             NativeCache<?, ?> nativeCache = (NativeCache<?, ?>) cache;
-            for (long k = 0; k < 1_000; k++) {
-                cache.put(k, new byte[] {1});
-            }
-            cache.cleanUp(); // full: the sketch counts from here
             assertThat(nativeCache.policy.counting()).isTrue();
             int parkedBefore = parked.size();
             long maxPending = 0;

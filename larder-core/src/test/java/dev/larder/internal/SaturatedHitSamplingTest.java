@@ -2,8 +2,6 @@ package dev.larder.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.larder.Codecs;
-import dev.larder.Larder;
 import dev.larder.LarderCache;
 import dev.larder.ValueReader;
 import dev.larder.internal.memory.RecordLayout;
@@ -128,15 +126,7 @@ class SaturatedHitSamplingTest {
     @SuppressWarnings("unchecked")
     private static void withFullCache(CacheTest test) {
         List<Runnable> parked = new ArrayList<>();
-        try (LarderCache<Long, byte[]> cache = Larder.newBuilder(Codecs.longs(), Codecs.bytes())
-                .maximumBytes(16L << 20)
-                .maximumEntries(1_000)
-                .executor(parked::add)
-                .build()) {
-            for (long k = 0; k < 1_000; k++) {
-                cache.put(k, new byte[] {1});
-            }
-            cache.cleanUp();
+        try (LarderCache<Long, byte[]> cache = ParkedFullCache.open(parked)) {
             test.run(cache, (NativeCache<Long, byte[]>) cache);
         }
     }
