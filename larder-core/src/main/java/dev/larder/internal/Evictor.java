@@ -131,6 +131,19 @@ final class Evictor {
 
     private final int uncountedMax;
 
+    /**
+     * Main's victim usually wins duel after duel against new records: its location, its key's
+     * hash and its frequency estimate are kept from one duel to the next, so that only the
+     * candidate is hashed and estimated. Forgotten whenever the sketch may have changed (a
+     * drain, at the start of each pass) and whenever pages are recycled (a location may then be
+     * another record's).
+     */
+    private long memoVictim = -1;
+
+    private long memoVictimHash;
+    /** The victim's estimate, or -1 if not taken yet. */
+    private int memoVictimFrequency = -1;
+
     private int[] retired = new int[8];
     private int retiredCount;
     private List<Removal> removals = new ArrayList<>();
@@ -156,6 +169,7 @@ final class Evictor {
      * are paid once per batch, not once per page.
      */
     boolean makeRoom(Goal goal, long bytes) {
+        forgetVictim(); // the caller drained the access buffers into the sketch
         int batch = goal == Goal.PAGE ? pageBatch() : goal == Goal.ENTRY ? entryBatch() : 1;
         // Compaction frees pages, so it serves a writer waiting for a page; a large value or
         // the index needs budget, which only eviction of live entries gives back for sure.
@@ -318,6 +332,7 @@ final class Evictor {
      * what waits for a grace period.
      */
     void routine(boolean freePages) {
+        forgetVictim();
         expirePages(4);
         dropDeadEverywhere(256);
         if (!full()) {
@@ -650,12 +665,20 @@ final class Evictor {
         if (next != LogCursor.Next.RECORD) {
             return passed(victim, next);
         }
-        long victimHash = hashOf(victim);
+        if (victim.location != memoVictim) {
+            memoVictim = victim.location;
+            memoVictimHash = hashOf(victim);
+            memoVictimFrequency = -1;
+        }
+        long victimHash = memoVictimHash;
         Step victimSecond = secondChance(victim, victimHash, Action.MOVE);
         if (victimSecond != null) {
             return victimSecond;
         }
-        if (policy.admit(hash, victimHash)) {
+        if (memoVictimFrequency < 0) {
+            memoVictimFrequency = policy.frequency(victimHash);
+        }
+        if (policy.admitByFrequency(policy.frequency(hash), memoVictimFrequency)) {
             int to = windowOverTarget() ? PageStore.PROBATION : PageStore.WINDOW;
             Step promoted = act(window, hash, Action.MOVE, to, 0);
             if (promoted != Step.MOVED) {
@@ -919,6 +942,7 @@ final class Evictor {
             return;
         }
         long[] extentIds = cache.large.takeRetired();
+        forgetVictim(); // recycled pages make old locations another record's
         cache.epochs.synchronize();
         for (int i = 0; i < retiredCount; i++) {
             store.recycle(retired[i]);
@@ -934,6 +958,11 @@ final class Evictor {
         for (long id : extentIds) {
             cache.large.free(id);
         }
+    }
+
+    private void forgetVictim() {
+        memoVictim = -1;
+        memoVictimFrequency = -1;
     }
 
     /** Share of the log's pages that live records fill. */

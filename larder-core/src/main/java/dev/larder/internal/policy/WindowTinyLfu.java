@@ -162,8 +162,16 @@ public final class WindowTinyLfu {
      * time in {@value #WARM_ODDS}.
      */
     public boolean admit(long candidateHash, long victimHash) {
-        int candidate = sketch.frequency(candidateHash);
-        int victim = sketch.frequency(victimHash);
+        return admitByFrequency(sketch.frequency(candidateHash), sketch.frequency(victimHash));
+    }
+
+    /** The sketch's estimate of a key's frequency, for {@link #admitByFrequency}. */
+    public int frequency(long hash) {
+        return sketch.frequency(hash);
+    }
+
+    /** {@link #admit} on estimates the caller already has (a victim that stays through many duels). */
+    public boolean admitByFrequency(int candidate, int victim) {
         if (candidate > victim + 1) {
             return true;
         }
