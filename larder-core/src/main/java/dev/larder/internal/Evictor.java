@@ -135,7 +135,7 @@ final class Evictor {
      * Main's victim usually wins duel after duel against new records: its location, its key's
      * hash and its frequency estimate are kept from one duel to the next, so that only the
      * candidate is hashed and estimated. Forgotten whenever the sketch may have changed (a
-     * drain, at the start of each pass) and whenever pages are recycled (a location may then be
+     * drain, at the start of each makeRoom, the only place duels happen) and whenever pages are recycled (a location may then be
      * another record's).
      */
     private long memoVictim = -1;
@@ -332,7 +332,6 @@ final class Evictor {
      * what waits for a grace period.
      */
     void routine(boolean freePages) {
-        forgetVictim();
         expirePages(4);
         dropDeadEverywhere(256);
         if (!full()) {
