@@ -1,6 +1,7 @@
 package dev.larder.internal;
 
 import dev.larder.internal.index.IndexShard;
+import dev.larder.internal.memory.NativeMemory;
 import dev.larder.internal.memory.RecordLayout;
 
 /**
@@ -54,6 +55,11 @@ public record CacheSizing(int pageSize, int shards, int writerStripes, int initi
             long maximumBytes, long expectedEntries, long indexMemoryBudget, int concurrencyLevel, int cores) {
         int pageSize = (int) Math.min(
                 MAX_PAGE_SIZE, Math.max(MIN_PAGE_SIZE, Long.highestOneBit(Math.max(1, maximumBytes / TARGET_PAGES))));
+        if (pageSize >= NativeMemory.HUGE_PAGE / 2) {
+            // A whole huge page (NativeMemory.allocate aligns it to one): budgets of 2-4 GiB get
+            // 1,024-2,048 pages of 2 MiB instead of 2,048-4,096 of 1 MiB.
+            pageSize = (int) Math.max(pageSize, NativeMemory.HUGE_PAGE);
+        }
         int shards;
         if (concurrencyLevel > 0) {
             shards = ceilPow2(concurrencyLevel);

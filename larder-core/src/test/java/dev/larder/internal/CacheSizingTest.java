@@ -3,6 +3,7 @@ package dev.larder.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.larder.internal.index.IndexShard;
+import dev.larder.internal.memory.NativeMemory;
 import dev.larder.internal.memory.RecordLayout;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
@@ -34,7 +35,10 @@ class CacheSizingTest {
         assertThat(Integer.bitCount(s.pageSize())).isEqualTo(1);
         assertThat(s.pageSize()).isBetween(CacheSizing.MIN_PAGE_SIZE, CacheSizing.MAX_PAGE_SIZE);
         long pages = maximumBytes / s.pageSize();
-        if (s.pageSize() > CacheSizing.MIN_PAGE_SIZE && s.pageSize() < CacheSizing.MAX_PAGE_SIZE) {
+        if (s.pageSize() == NativeMemory.HUGE_PAGE) {
+            // 1 MiB pages are rounded up to a whole huge page: from half the target to twice it.
+            assertThat(pages).isBetween((long) CacheSizing.TARGET_PAGES / 2, 2L * CacheSizing.TARGET_PAGES - 1);
+        } else if (s.pageSize() > CacheSizing.MIN_PAGE_SIZE && s.pageSize() < CacheSizing.MAX_PAGE_SIZE) {
             // Rounded down: between the target and twice it.
             assertThat(pages).isBetween((long) CacheSizing.TARGET_PAGES, 2L * CacheSizing.TARGET_PAGES - 1);
         } else if (s.pageSize() == CacheSizing.MIN_PAGE_SIZE) {
@@ -45,6 +49,16 @@ class CacheSizingTest {
         // Bigger budgets never get smaller pages.
         CacheSizing bigger = CacheSizing.of(maximumBytes * 2, -1, -1, 0, cores);
         assertThat(bigger.pageSize()).isGreaterThanOrEqualTo(s.pageSize());
+    }
+
+    @Test
+    void pagesOfAMebibyteOrMoreAreWholeHugePages() {
+        // 3 GiB / 2,048 is 1.5 MiB, rounded down to 1 MiB, then up to a 2 MiB huge page.
+        assertThat(CacheSizing.of(3L << 30, -1, -1, 0, 2).pageSize()).isEqualTo(NativeMemory.HUGE_PAGE);
+        assertThat(CacheSizing.of(2L << 30, -1, -1, 0, 2).pageSize()).isEqualTo(NativeMemory.HUGE_PAGE);
+        // Below 1 MiB pages stay as they were; above, they are multiples of the huge page anyway.
+        assertThat(CacheSizing.of((2L << 30) - 1, -1, -1, 0, 2).pageSize()).isEqualTo(512 * 1024);
+        assertThat(CacheSizing.of(8L << 30, -1, -1, 0, 2).pageSize()).isEqualTo(4 * 1024 * 1024);
     }
 
     @Property(tries = 1000)
