@@ -7,7 +7,7 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * The one place Larder allocates and frees native memory. Every block is a zeroed, 8-byte
- * aligned segment in its own shared arena, so it can be returned to the OS on its own; the
+ * aligned (or huge-page aligned: see {@link #allocate(long)}) segment in its own shared arena, so it can be returned to the OS on its own; the
  * arena is closed only after no reader can still be looking at the block (the caller's grace
  * period). Keeps a JVM-wide count of outstanding bytes so tests can prove nothing leaks.
  */
@@ -47,7 +47,7 @@ public final class NativeMemory {
         }
     }
 
-    /** The size of an x86-64 (and default arm64) transparent huge page. */
+    /** The size of a transparent huge page on x86-64 (and on arm64 with 4 KiB pages). */
     public static final long HUGE_PAGE = 2L * 1024 * 1024;
 
     /**
