@@ -7,9 +7,9 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * The one place Larder allocates and frees native memory. Every block is a zeroed, 8-byte
- * aligned (or huge-page aligned: see {@link #allocate(long)}) segment in its own shared arena, so it can be returned to the OS on its own; the
- * arena is closed only after no reader can still be looking at the block (the caller's grace
- * period). Keeps a JVM-wide count of outstanding bytes so tests can prove nothing leaks.
+ * aligned (or huge-page aligned: see {@link #allocate(long)}) segment in its own shared arena,
+ * so it can be returned to the OS on its own; the arena is closed only after no reader can still
+ * be looking at the block (the caller's grace period). Keeps a JVM-wide count of outstanding bytes so tests can prove nothing leaks.
  */
 public final class NativeMemory {
     private static final AtomicLong OUTSTANDING = new AtomicLong();
