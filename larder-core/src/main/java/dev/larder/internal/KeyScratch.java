@@ -28,6 +28,12 @@ final class KeyScratch {
     /** Writes by this thread, to run the routine maintenance every so many (deterministically). */
     int writes;
 
+    /**
+     * The last word {@link dev.larder.internal.policy.WindowTinyLfu#touchAhead} loaded: kept so
+     * that the load, whose point is only to bring a line into the core's cache, is not dropped.
+     */
+    long sketchWord;
+
     /** How deep this thread is in {@code ValueReader} callbacks (kept on the thread's own scratch). */
     private int readerDepth;
 

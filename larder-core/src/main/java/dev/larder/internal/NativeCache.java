@@ -1371,6 +1371,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         if (sampledOut(saturated, writes.count())) {
             return; // counted as a put, not recorded
         }
+        ks.sketchWord = policy.touchAhead(hash);
         if (writes.isFull() && !ks.insideReader()) {
             drainIfFree(); // a write's access is what a new key's admission is judged by: keep it
         }
@@ -1390,7 +1391,9 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
      * location and its page's generation ({@link #accessRef}) or {@link AccessBuffer#NO_REF}: an
      * atomic add on the reader's own stripe, and three plain stores. Maintenance later counts the
      * key in the frequency sketch and, given a reference, marks the record read (its ACCESS bits)
-     * if it is still there.
+     * if it is still there. In a large sketch the reader first loads the line that count will
+     * change ({@link WindowTinyLfu#touchAhead}), so that the miss is its own, overlapping its
+     * other misses, and not the drain's, one after another.
      *
      * <p>Every {@link #DRAIN_EVERY} accesses of its stripe, the reader drains the buffers itself if
      * the maintenance lock is free, and never waits for it. It does not hand the drain to the
@@ -1401,6 +1404,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         if (sampledOut(saturated, reads.count())) {
             return; // counted as a hit, not recorded
         }
+        ks.sketchWord = policy.touchAhead(hash);
         long tail = reads.record(hash, ref);
         if ((tail & (DRAIN_EVERY - 1)) == 0 && !ks.insideReader()) {
             drainIfFree();

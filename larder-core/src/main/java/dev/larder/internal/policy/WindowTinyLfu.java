@@ -52,6 +52,13 @@ public final class WindowTinyLfu {
 
     private final MemoryBudget budget;
     private FrequencySketch sketch;
+    /**
+     * The sketch that threads recording an access load ahead of the drain ({@link #touchAhead}):
+     * {@link #sketch} while the policy counts and the sketch is at least {@link
+     * #TOUCH_AHEAD_MIN_BYTES}, else null.
+     */
+    private volatile FrequencySketch aheadSketch;
+
     private long sketchCapacity;
     /** The sketch's size, for threads outside the maintenance lock. */
     private volatile long sketchBytes;
@@ -146,6 +153,38 @@ public final class WindowTinyLfu {
     /** The cache is full (it holds its entry bound, or has evicted): accesses count from now on. */
     public void startCounting() {
         counting = true;
+        aheadSketch = worthTouching(sketch);
+    }
+
+    /**
+     * The smallest sketch worth loading ahead: a smaller one (caches of fewer than 256K entries)
+     * mostly stays in a core's cache between two drains, and the load would be work for nothing.
+     */
+    static final long TOUCH_AHEAD_MIN_BYTES = 1L << 20;
+
+    private FrequencySketch worthTouching(FrequencySketch s) {
+        return counting && s != null && s.byteSize() >= TOUCH_AHEAD_MIN_BYTES ? s : null;
+    }
+
+    /**
+     * Loads the sketch line the key with this hash counts in, for a thread (any, no lock) that is
+     * about to record an access to it: the access waits in a buffer until a drain counts it, and
+     * in a large sketch that count was a miss the drain waited for, one access after another.
+     * Loaded while the thread still waits for its own misses, it costs next to nothing. Returns a
+     * word of the line (0 when nothing was loaded) for the caller to keep, so that the compiler
+     * cannot drop the load. A sketch freed meanwhile (grown, or the cache closed) throws inside;
+     * nothing is loaded then.
+     */
+    public long touchAhead(long hash) {
+        FrequencySketch s = aheadSketch;
+        if (s == null) {
+            return 0;
+        }
+        try {
+            return s.touch(hash);
+        } catch (IllegalStateException freed) {
+            return 0;
+        }
     }
 
     public boolean counting() {
@@ -269,8 +308,10 @@ public final class WindowTinyLfu {
             sketchCapacity = wanted; // the budget holds records instead; do not try again soon
             return;
         }
+        aheadSketch = null;
         release();
         sketch = grown;
+        aheadSketch = worthTouching(grown);
         sketchBytes = grown.byteSize();
         sketchCapacity = wanted;
     }
@@ -327,6 +368,7 @@ public final class WindowTinyLfu {
     /** Frees the sketch and the ghost lists; the cache is closing. */
     public void free() {
         if (sketch != null) {
+            aheadSketch = null;
             release();
             sketch = null;
             sketchBytes = 0;

@@ -205,6 +205,36 @@ class FrequencySketchTest {
         }
     }
 
+    @Test
+    void touchReadsTheFirstWordOfTheBlockTheKeyCountsIn() {
+        sketch = new FrequencySketch(1 << 14);
+        MemorySegment table = sketch.table();
+        for (long w = 0; w < table.byteSize() / Long.BYTES; w++) {
+            table.setAtIndex(ValueLayout.JAVA_LONG, w, w); // each word says where it is
+        }
+        for (long key : randomKeys(9, 1_000)) {
+            assertThat(sketch.touch(key)).as("key %x", key).isEqualTo(sketch.blockOf(key) * 8);
+        }
+        // And that block is the one an increment writes.
+        for (long key : randomKeys(10, 200)) {
+            table.fill((byte) 0);
+            sketch.increment(key);
+            long block = sketch.blockOf(key);
+            for (long offset = 0; offset < table.byteSize(); offset += Long.BYTES) {
+                if (table.get(ValueLayout.JAVA_LONG, offset) != 0) {
+                    assertThat(offset / FrequencySketch.BLOCK_BYTES).isEqualTo(block);
+                }
+            }
+        }
+    }
+
+    @Test
+    void touchAfterFreeThrows() {
+        FrequencySketch freed = new FrequencySketch(1024);
+        freed.free();
+        assertThatThrownBy(() -> freed.touch(42)).isInstanceOf(IllegalStateException.class);
+    }
+
     // ---------------------------------------------------------------------------------------
     // aging
 
