@@ -24,8 +24,16 @@ final class LarderAdapter implements BenchCache {
                 .maximumBytes(bytes)
                 .maximumEntries(entries) // the same entry bound as the on-heap caches get
                 .expectedEntries(entries)
+                .adviseHugePages(ADVISE_HUGE_PAGES)
                 .build();
     }
+
+    /**
+     * {@code -Dlarder.bench.adviseHugePages=true}: the cache asks for huge pages
+     * ({@code LarderBuilder.adviseHugePages}; needs {@code --enable-native-access=ALL-UNNAMED}).
+     * Off by default, so that every cache runs with the kernel's own setting.
+     */
+    static final boolean ADVISE_HUGE_PAGES = Boolean.getBoolean("larder.bench.adviseHugePages");
 
     @Override
     public byte[] get(String key) {

@@ -21,4 +21,5 @@ public record CacheConfig<K, V>(
         int concurrencyLevel,
         Ticker ticker,
         RemovalListener<? super K, ? super V> removalListener,
-        Executor executor) {}
+        Executor executor,
+        boolean adviseHugePages) {}

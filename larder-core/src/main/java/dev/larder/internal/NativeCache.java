@@ -184,7 +184,11 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             throw new IllegalArgumentException("maximumBytes (" + config.maximumBytes()
                     + ") leaves less than 4 pages of " + sizing.pageSize() + " bytes after the index");
         }
-        this.store = new PageStore(sizing.pageSize(), config.maximumBytes(), sizing.writerStripes(), budget);
+        if (config.adviseHugePages()) {
+            NativeMemory.requireHugePageAdvice();
+        }
+        this.store = new PageStore(
+                sizing.pageSize(), config.maximumBytes(), sizing.writerStripes(), budget, config.adviseHugePages());
         this.large = new LargeValueStore(budget);
         this.epochs = new ReaderEpochs(4 * cores);
         this.policy = new WindowTinyLfu(policyCapacity(config, sizing), seed, budget);

@@ -64,6 +64,32 @@ public final class NativeMemory {
         return allocate(bytes, bytes >= HUGE_PAGE && bytes % HUGE_PAGE == 0 ? HUGE_PAGE : 8);
     }
 
+    /**
+     * {@link #allocate(long)}, and with {@code adviseHugePages} a block of a whole number of
+     * {@link #HUGE_PAGE}s on Linux is mapped and advised for huge pages instead (see {@link
+     * HugePageMapping}): under a kernel setting of {@code madvise} only such memory gets them.
+     * Other sizes and platforms get an ordinary block.
+     */
+    public static Block allocate(long bytes, boolean adviseHugePages) {
+        if (!adviseHugePages || bytes < HUGE_PAGE || bytes % HUGE_PAGE != 0 || !HugePageMapping.supported()) {
+            return allocate(bytes);
+        }
+        Arena arena = Arena.ofShared();
+        try {
+            MemorySegment segment = HugePageMapping.map(bytes, arena);
+            OUTSTANDING.addAndGet(bytes);
+            return new Block(arena, segment);
+        } catch (RuntimeException | OutOfMemoryError e) {
+            arena.close();
+            throw e;
+        }
+    }
+
+    /** Whether a cache may ask for advised huge pages; fails naming the JVM flag it needs if not. */
+    public static void requireHugePageAdvice() {
+        HugePageMapping.requireNativeAccess();
+    }
+
     /** Allocates a zeroed block aligned to {@code alignment} (a power of two). */
     public static Block allocate(long bytes, long alignment) {
         Arena arena = Arena.ofShared();

@@ -94,12 +94,21 @@ public final class PageStore {
     private int unusedCount;
     private int allocatedPages;
     private boolean closed;
+    private final boolean adviseHugePages;
+
+    /** A store whose pages are ordinary blocks (see the other constructor). */
+    public PageStore(int pageSize, long maxRecordBytes, int stripes, MemoryBudget budget) {
+        this(pageSize, maxRecordBytes, stripes, budget, false);
+    }
 
     /**
      * @param stripes writer stripes (all in the window); three more, the last, belong to the
      *     evictor: one in each queue
+     * @param adviseHugePages whether pages of whole huge pages are mapped and advised for huge
+     *     pages ({@link NativeMemory#allocate(long, boolean)})
      */
-    public PageStore(int pageSize, long maxRecordBytes, int stripes, MemoryBudget budget) {
+    public PageStore(int pageSize, long maxRecordBytes, int stripes, MemoryBudget budget, boolean adviseHugePages) {
+        this.adviseHugePages = adviseHugePages;
         if (Integer.bitCount(pageSize) != 1) {
             throw new IllegalArgumentException("pageSize must be a power of two, was " + pageSize);
         }
@@ -441,7 +450,7 @@ public final class PageStore {
             int id = unusedIds[--unusedCount];
             NativeMemory.Block block;
             try {
-                block = NativeMemory.allocate(pageSize);
+                block = NativeMemory.allocate(pageSize, adviseHugePages);
             } catch (RuntimeException | OutOfMemoryError e) {
                 unusedIds[unusedCount++] = id;
                 budget.release(pageSize);

@@ -1,7 +1,15 @@
 package dev.larder.internal.memory;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class NativeMemoryTest {
@@ -41,5 +49,73 @@ class NativeMemoryTest {
             }
         }
         assertThat(NativeMemory.outstandingBytes()).isEqualTo(before);
+    }
+
+    @Test
+    void advisedBlocksAreAlignedZeroedAdvisedAndUnmappedOnFree() throws IOException {
+        assumeTrue(HugePageMapping.supported(), "Linux on x86-64 or aarch64");
+        long before = NativeMemory.outstandingBytes();
+        long bytes = 2 * NativeMemory.HUGE_PAGE;
+        NativeMemory.Block block = NativeMemory.allocate(bytes, true);
+        MemorySegment segment = block.segment();
+        try {
+            assertThat(segment.byteSize()).isEqualTo(bytes);
+            assertThat(segment.address() % NativeMemory.HUGE_PAGE).isZero();
+            for (long at = 0; at < bytes; at += 4096) {
+                assertThat(segment.get(ValueLayout.JAVA_LONG, at))
+                        .as("word at %d", at)
+                        .isZero();
+            }
+            segment.set(ValueLayout.JAVA_LONG, 0, 7L);
+            segment.set(ValueLayout.JAVA_LONG, bytes - 8, -1L);
+            assertThat(segment.get(ValueLayout.JAVA_LONG, bytes - 8)).isEqualTo(-1L);
+            assertThat(NativeMemory.outstandingBytes() - before).isEqualTo(bytes);
+            List<String> flags = vmFlagsOfMappingAt(segment.address());
+            assumeTrue(flags != null, "/proc/self/smaps readable");
+            assertThat(flags).as("the mapping's VmFlags").contains("hg"); // MADV_HUGEPAGE
+        } finally {
+            block.free();
+        }
+        assertThat(NativeMemory.outstandingBytes()).isEqualTo(before);
+        assertThatThrownBy(() -> segment.get(ValueLayout.JAVA_LONG, 0)).isInstanceOf(IllegalStateException.class);
+        assertThat(vmFlagsOfMappingAt(segment.address()))
+                .as("no mapping at the address once freed")
+                .isNull();
+    }
+
+    @Test
+    void otherSizesAreOrdinaryBlocksEvenWhenAdvised() {
+        long before = NativeMemory.outstandingBytes();
+        for (long bytes : new long[] {4096, NativeMemory.HUGE_PAGE + 8, 3 << 20}) {
+            NativeMemory.Block block = NativeMemory.allocate(bytes, true);
+            try {
+                assertThat(block.segment().byteSize()).isEqualTo(bytes);
+                assertThat(block.segment().get(ValueLayout.JAVA_LONG, bytes - 8))
+                        .isZero();
+            } finally {
+                block.free();
+            }
+        }
+        assertThat(NativeMemory.outstandingBytes()).isEqualTo(before);
+    }
+
+    /** The VmFlags of the mapping that holds {@code address} in /proc/self/smaps, or null if none does. */
+    private static List<String> vmFlagsOfMappingAt(long address) throws IOException {
+        Path smaps = Path.of("/proc/self/smaps");
+        if (!Files.isReadable(smaps)) {
+            return null;
+        }
+        boolean inside = false;
+        for (String line : Files.readAllLines(smaps)) {
+            String[] range = line.split(" ", 2)[0].split("-");
+            if (range.length == 2 && range[0].matches("[0-9a-f]+") && range[1].matches("[0-9a-f]+")) {
+                long start = Long.parseUnsignedLong(range[0], 16);
+                long end = Long.parseUnsignedLong(range[1], 16);
+                inside = address >= start && address < end;
+            } else if (inside && line.startsWith("VmFlags:")) {
+                return List.of(line.substring("VmFlags:".length()).trim().split("\\s+"));
+            }
+        }
+        return null;
     }
 }
