@@ -152,8 +152,8 @@ public final class LarderBuilder<K, V> {
      *
      * <p>It is the one feature that calls restricted FFM methods ({@code mmap} and {@code
      * madvise} downcalls): run the JVM with {@code --enable-native-access=ALL-UNNAMED} (or
-     * dev.larder on the module path). Without the flag this JDK warns once; a JVM that denies native
-     * access makes {@link #build()} fail with {@link IllegalStateException}.
+     * {@code dev.larder} on the module path). Without the flag this JDK warns once; a JVM that
+     * denies native access makes {@link #build()} fail with {@link IllegalStateException}.
      */
     public LarderBuilder<K, V> adviseHugePages(boolean advise) {
         this.adviseHugePages = advise;
