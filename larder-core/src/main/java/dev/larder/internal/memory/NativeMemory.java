@@ -4,6 +4,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Function;
 
 /**
  * The one place Larder allocates and frees native memory. Every block is a zeroed, 8-byte
@@ -74,15 +75,7 @@ public final class NativeMemory {
         if (!adviseHugePages || bytes < HUGE_PAGE || bytes % HUGE_PAGE != 0 || !HugePageMapping.supported()) {
             return allocate(bytes);
         }
-        Arena arena = Arena.ofShared();
-        try {
-            MemorySegment segment = HugePageMapping.map(bytes, arena);
-            OUTSTANDING.addAndGet(bytes);
-            return new Block(arena, segment);
-        } catch (RuntimeException | OutOfMemoryError e) {
-            arena.close();
-            throw e;
-        }
+        return inOwnArena(bytes, arena -> HugePageMapping.map(bytes, arena));
     }
 
     /** Whether a cache may ask for advised huge pages; fails naming the JVM flag it needs if not. */
@@ -92,9 +85,14 @@ public final class NativeMemory {
 
     /** Allocates a zeroed block aligned to {@code alignment} (a power of two). */
     public static Block allocate(long bytes, long alignment) {
+        return inOwnArena(bytes, arena -> arena.allocate(bytes, alignment));
+    }
+
+    /** A block of {@code bytes} that {@code memory} makes in a shared arena of its own, counted. */
+    private static Block inOwnArena(long bytes, Function<Arena, MemorySegment> memory) {
         Arena arena = Arena.ofShared();
         try {
-            MemorySegment segment = arena.allocate(bytes, alignment);
+            MemorySegment segment = memory.apply(arena);
             OUTSTANDING.addAndGet(bytes);
             return new Block(arena, segment);
         } catch (RuntimeException | OutOfMemoryError e) {
