@@ -63,7 +63,47 @@ class CacheModelTest {
             int[] valueSizes,
             boolean sizeEviction,
             boolean exact,
-            Codec<String> codec) {}
+            Codec<String> codec,
+            int partitions) {
+
+        Mode(
+                String name,
+                long maximumBytes,
+                long maximumEntries,
+                Duration expireAfterWrite,
+                boolean timeOps,
+                int[] valueSizes,
+                boolean sizeEviction,
+                boolean exact,
+                Codec<String> codec) {
+            this(
+                    name,
+                    maximumBytes,
+                    maximumEntries,
+                    expireAfterWrite,
+                    timeOps,
+                    valueSizes,
+                    sizeEviction,
+                    exact,
+                    codec,
+                    1);
+        }
+
+        /** The same settings on a cache of {@code n} partitions. */
+        Mode partitioned(int n) {
+            return new Mode(
+                    name + "-" + n + "-partitions",
+                    maximumBytes,
+                    maximumEntries,
+                    expireAfterWrite,
+                    timeOps,
+                    valueSizes,
+                    sizeEviction,
+                    exact,
+                    codec,
+                    n);
+        }
+    }
 
     static final Mode EXACT =
             new Mode("exact", 4L << 20, -1, null, false, new int[] {0, 1, 17, 300, 2000}, false, true, Codecs.utf8());
@@ -116,6 +156,37 @@ class CacheModelTest {
     @Property(tries = 150, shrinking = ShrinkingMode.BOUNDED)
     void evictionByBytesInMinimumBudget(@ForAll("byteBoundChains") ActionChain<Run> chain) {
         runChain(chain);
+    }
+
+    @Property(tries = 100, shrinking = ShrinkingMode.BOUNDED)
+    void exactOnFourPartitions(@ForAll("exactPartitionedChains") ActionChain<Run> chain) {
+        runChain(chain);
+    }
+
+    @Property(tries = 100, shrinking = ShrinkingMode.BOUNDED)
+    void expiryOnTwoPartitions(@ForAll("expiryPartitionedChains") ActionChain<Run> chain) {
+        runChain(chain);
+    }
+
+    /** A bound of 5 split 3 + 2: slots are lent between the partitions as keys come and go. */
+    @Property(tries = 150, shrinking = ShrinkingMode.BOUNDED)
+    void evictionByEntryCountOnTwoPartitions(@ForAll("entryBoundPartitionedChains") ActionChain<Run> chain) {
+        runChain(chain);
+    }
+
+    @Provide
+    Arbitrary<ActionChain<Run>> exactPartitionedChains() {
+        return chains(EXACT.partitioned(4));
+    }
+
+    @Provide
+    Arbitrary<ActionChain<Run>> expiryPartitionedChains() {
+        return chains(EXPIRY.partitioned(2));
+    }
+
+    @Provide
+    Arbitrary<ActionChain<Run>> entryBoundPartitionedChains() {
+        return chains(ENTRY_BOUND.partitioned(2));
     }
 
     @Property(tries = 40, shrinking = ShrinkingMode.BOUNDED)
@@ -558,6 +629,9 @@ class CacheModelTest {
                             new RecordingListener.Notice<>((String) k, (String) v, cause, Thread.currentThread())));
             if (mode.maximumEntries() > 0) {
                 builder.maximumEntries(mode.maximumEntries());
+            }
+            if (mode.partitions() > 1) {
+                builder.partitions(mode.partitions());
             }
             if (mode.expireAfterWrite() != null) {
                 builder.expireAfterWrite(mode.expireAfterWrite());

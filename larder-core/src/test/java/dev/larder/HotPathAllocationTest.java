@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.larder.testing.AllocationCounter;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Puts allocate nothing on the calling thread, maintenance included (an inline executor runs
@@ -12,7 +14,6 @@ import org.junit.jupiter.api.Test;
  * test suite, where a stray iterator or lambda would otherwise go unseen until the next run.
  */
 class HotPathAllocationTest {
-    private static final int MAX = 10_000;
     private static final int ROUND = 50_000;
     private static final int ROUNDS = 8;
     /** Far below one byte per put: a stray object every few hundred puts would pass it. */
@@ -48,8 +49,13 @@ class HotPathAllocationTest {
                 .isLessThan(entries * 8L);
     }
 
-    @Test
-    void insertsThatEvictAndOverwritesAllocateNothing() {
+    /**
+     * One cache, and one of four partitions (each call routed by the key's hash; 10,000 entries
+     * each, so that each has the entry slack a default partition has).
+     */
+    @ParameterizedTest(name = "{0} partition(s) of {1} entries")
+    @CsvSource({"1, 10000", "4, 40000"})
+    void insertsThatEvictOverwritesAndLookupsAllocateNothing(int partitions, int max) {
         Long[] keys = new Long[ROUNDS * ROUND];
         for (int i = 0; i < keys.length; i++) {
             keys[i] = (long) i;
@@ -57,7 +63,8 @@ class HotPathAllocationTest {
         byte[] value = new byte[64];
         try (LarderCache<Long, byte[]> cache = Larder.newBuilder(Codecs.longs(), Codecs.bytes())
                 .maximumBytes(64L << 20)
-                .maximumEntries(MAX)
+                .maximumEntries(max)
+                .partitions(partitions)
                 .executor(Runnable::run)
                 .build()) {
             AllocationCounter counter = AllocationCounter.create();
@@ -68,19 +75,31 @@ class HotPathAllocationTest {
                     cache.put(keys[i], value);
                 }
             };
-            for (int warmUp = 0; warmUp < 3; warmUp++) {
-                insertRound.run(); // the interpreter and C1 allocate what C2 scalar-replaces
+            // The interpreter and C1 allocate what C2 scalar-replaces, and a log still taking new
+            // pages allocates each one's handle: four partitions' logs take about 8 rounds to
+            // settle (with 3, a few pages of them were still being taken: ~1 KB per round).
+            for (int warmUp = 0; warmUp < 8; warmUp++) {
+                insertRound.run();
             }
             long inserts = counter.fewestBytes(insertRound);
             assertThat(cache.stats().evictionCount()).isPositive();
             long overwrites = counter.fewestBytes(() -> {
                 for (int i = 0; i < ROUND; i++) {
-                    cache.put(keys[keys.length - 1 - (i % MAX)], value);
+                    cache.put(keys[keys.length - 1 - (i % max)], value);
+                }
+            });
+            int[] present = {0};
+            long lookups = counter.fewestBytes(() -> {
+                for (int i = 0; i < ROUND; i++) {
+                    if (cache.containsKey(keys[i])) {
+                        present[0]++;
+                    }
                 }
             });
             assertThat(inserts)
                     .as("bytes allocated by %,d inserts into a full cache", ROUND)
                     .isLessThan(ALLOWED);
+            assertThat(lookups).as("bytes allocated by %,d lookups", ROUND).isLessThan(ALLOWED);
             assertThat(overwrites)
                     .as("bytes allocated by %,d overwrites", ROUND)
                     .isLessThan(ALLOWED);

@@ -2,6 +2,7 @@ package dev.larder.bench;
 
 import dev.larder.Codecs;
 import dev.larder.Larder;
+import dev.larder.LarderBuilder;
 import dev.larder.LarderCache;
 import dev.larder.MemoryEstimator;
 import dev.larder.ValueReader;
@@ -20,13 +21,22 @@ final class LarderAdapter implements BenchCache {
     LarderAdapter(long entries, int valueBytes) {
         long bytes =
                 MemoryEstimator.estimate(entries, Keys.KEY_BYTES, valueBytes).recommendedMaximumBytes();
-        this.cache = Larder.newBuilder(Codecs.utf8(), Codecs.bytes())
+        LarderBuilder<String, byte[]> builder = Larder.newBuilder(Codecs.utf8(), Codecs.bytes())
                 .maximumBytes(bytes)
                 .maximumEntries(entries) // the same entry bound as the on-heap caches get
                 .expectedEntries(entries)
-                .adviseHugePages(ADVISE_HUGE_PAGES)
-                .build();
+                .adviseHugePages(ADVISE_HUGE_PAGES);
+        if (PARTITIONS > 0) {
+            builder.partitions(PARTITIONS);
+        }
+        this.cache = builder.build();
     }
+
+    /**
+     * {@code -Dlarder.bench.partitions=N}: the cache is built with N partitions
+     * ({@code LarderBuilder.partitions}) instead of the default for the machine, for A/B runs.
+     */
+    static final int PARTITIONS = Integer.getInteger("larder.bench.partitions", -1);
 
     /**
      * {@code -Dlarder.bench.adviseHugePages=true}: the cache asks for huge pages

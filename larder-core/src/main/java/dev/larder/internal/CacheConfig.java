@@ -22,4 +22,34 @@ public record CacheConfig<K, V>(
         Ticker ticker,
         RemovalListener<? super K, ? super V> removalListener,
         Executor executor,
-        boolean adviseHugePages) {}
+        boolean adviseHugePages,
+        int partitions) {
+
+    /**
+     * The settings of partition {@code i} of {@code n}: the bounds, the expectation and the
+     * index's budget split evenly (keys are spread by hash; the entry bounds add up to the whole
+     * one), the rest shared.
+     */
+    public CacheConfig<K, V> forPartition(int i, int n) {
+        return new CacheConfig<>(
+                keyCodec,
+                valueCodec,
+                maximumBytes / n,
+                maximumEntries > 0 ? maximumEntries / n + (i < maximumEntries % n ? 1 : 0) : maximumEntries,
+                share(expectedEntries, n),
+                indexMemoryBudget > 0 ? indexMemoryBudget / n : indexMemoryBudget,
+                expireAfterWriteNanos,
+                expireAfterAccessNanos,
+                concurrencyLevel > 0 ? Math.max(1, concurrencyLevel / n) : concurrencyLevel,
+                ticker,
+                removalListener,
+                executor,
+                adviseHugePages,
+                1);
+    }
+
+    /** An n-th of a setting, rounded up (never 0 for a set one); "not set" stays so. */
+    private static long share(long setting, int n) {
+        return setting > 0 ? (setting + n - 1) / n : setting;
+    }
+}

@@ -1,5 +1,7 @@
 package dev.larder.internal;
 
+import dev.larder.Codec;
+import dev.larder.LarderCache;
 import java.util.AbstractMap;
 import java.util.AbstractSet;
 import java.util.Iterator;
@@ -17,11 +19,15 @@ import java.util.function.Function;
  * encoded bytes of the values.
  */
 final class CacheMapView<K, V> extends AbstractMap<K, V> implements ConcurrentMap<K, V> {
-    private final NativeCache<K, V> cache;
+    private final LarderCache<K, V> cache;
+    private final Codec<K> keyCodec;
+    private final Codec<V> valueCodec;
     private final EntrySet entrySet = new EntrySet();
 
-    CacheMapView(NativeCache<K, V> cache) {
+    CacheMapView(LarderCache<K, V> cache, Codec<K> keyCodec, Codec<V> valueCodec) {
         this.cache = cache;
+        this.keyCodec = keyCodec;
+        this.valueCodec = valueCodec;
     }
 
     @Override
@@ -142,7 +148,7 @@ final class CacheMapView<K, V> extends AbstractMap<K, V> implements ConcurrentMa
     private K asKey(Object key) {
         Objects.requireNonNull(key, "key");
         try {
-            cache.keyCodec.size((K) key);
+            keyCodec.size((K) key);
             return (K) key;
         } catch (ClassCastException e) {
             return null;
@@ -155,7 +161,7 @@ final class CacheMapView<K, V> extends AbstractMap<K, V> implements ConcurrentMa
             return null;
         }
         try {
-            cache.valueCodec.size((V) value);
+            valueCodec.size((V) value);
             return (V) value;
         } catch (ClassCastException e) {
             return null;
@@ -199,9 +205,9 @@ final class CacheMapView<K, V> extends AbstractMap<K, V> implements ConcurrentMa
     /** An entry of the iteration; {@code setValue} writes through to the cache. */
     static final class LiveEntry<K, V> extends SimpleEntry<K, V> {
         private static final long serialVersionUID = 1L;
-        private final transient NativeCache<K, V> cache;
+        private final transient LarderCache<K, V> cache;
 
-        LiveEntry(NativeCache<K, V> cache, K key, V value) {
+        LiveEntry(LarderCache<K, V> cache, K key, V value) {
             super(key, value);
             this.cache = cache;
         }

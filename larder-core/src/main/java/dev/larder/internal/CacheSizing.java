@@ -53,8 +53,25 @@ public record CacheSizing(int pageSize, int shards, int writerStripes, int initi
 
     public static CacheSizing of(
             long maximumBytes, long expectedEntries, long indexMemoryBudget, int concurrencyLevel, int cores) {
+        return of(maximumBytes, expectedEntries, indexMemoryBudget, concurrencyLevel, cores, 1);
+    }
+
+    /**
+     * The sizing of one of {@code partitions} partitions whose budget is {@code maximumBytes}: its
+     * pages are the whole cache's size (so a partition keeps the whole cache's longest key, value
+     * threshold and huge pages), and it has a {@code partitions}-th of the pages.
+     */
+    public static CacheSizing of(
+            long maximumBytes,
+            long expectedEntries,
+            long indexMemoryBudget,
+            int concurrencyLevel,
+            int cores,
+            int partitions) {
+        long pageSizingBytes = maximumBytes * Math.max(1, partitions);
         int pageSize = (int) Math.min(
-                MAX_PAGE_SIZE, Math.max(MIN_PAGE_SIZE, Long.highestOneBit(Math.max(1, maximumBytes / TARGET_PAGES))));
+                MAX_PAGE_SIZE,
+                Math.max(MIN_PAGE_SIZE, Long.highestOneBit(Math.max(1, pageSizingBytes / TARGET_PAGES))));
         if (pageSize >= NativeMemory.HUGE_PAGE / 2) {
             // A whole huge page (NativeMemory.allocate aligns it to one): budgets of 2-4 GiB get
             // 1,024-2,048 pages of 2 MiB instead of 2,048-4,096 of 1 MiB.
@@ -96,6 +113,36 @@ public record CacheSizing(int pageSize, int shards, int writerStripes, int initi
     /** The longest key accepted. */
     public int maxKeyLength() {
         return Math.min(RecordLayout.MAX_KEY_LENGTH, pageSize / 4);
+    }
+
+    /**
+     * Entries a partition holds at least when the partitions are chosen for the caller: below
+     * this, two threads' inserts gained nothing from evicting in parallel (5,000 entries each:
+     * a partition's eviction batches and slack, a 512th of its bound, are too small), and four
+     * partitions of 2,500 were 60% slower (docs/speed-work.md, seventeenth session).
+     */
+    static final long MIN_PARTITION_ENTRIES = 32 * 1024;
+
+    /** Bytes a partition has at least when the partitions are chosen for the caller. */
+    static final long MIN_PARTITION_BYTES = 8L * 1024 * 1024;
+
+    /** The most partitions a cache may be built with. */
+    public static final int MAX_PARTITIONS = 256;
+
+    /**
+     * How many partitions (each a whole cache over a share of the keys, with its own evictor) a
+     * cache gets when the builder does not say: one per core, rounded to a power of two, as long
+     * as each keeps {@link #MIN_PARTITION_ENTRIES} and {@link #MIN_PARTITION_BYTES}. Only caches
+     * with an entry bound are split: a cache bounded by bytes alone may hold a few values that
+     * each need much of the budget, and a partition can hold values of its share only.
+     */
+    public static int partitions(long maximumBytes, long maximumEntries, int cores) {
+        if (maximumEntries <= 0) {
+            return 1;
+        }
+        long n = Math.min(
+                Math.min(ceilPow2(cores), maximumEntries / MIN_PARTITION_ENTRIES), maximumBytes / MIN_PARTITION_BYTES);
+        return (int) Math.max(1, Long.highestOneBit(Math.min(MAX_PARTITIONS, Math.max(1, n))));
     }
 
     static int ceilPow2(int n) {

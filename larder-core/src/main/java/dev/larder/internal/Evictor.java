@@ -296,7 +296,11 @@ final class Evictor {
      * cache then holds up to that many fewer entries than its bound (0.2% at most).
      */
     private int entryBatch() {
-        return (int) Math.max(1, Math.min(32, cache.maximumEntries / 512));
+        return entryBatch(cache.maximumEntries);
+    }
+
+    static int entryBatch(long maximumEntries) {
+        return (int) Math.max(1, Math.min(32, maximumEntries / 512));
     }
 
     /**

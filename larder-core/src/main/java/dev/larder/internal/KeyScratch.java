@@ -34,6 +34,21 @@ final class KeyScratch {
      */
     long sketchWord;
 
+    /**
+     * A key that {@link PartitionedCache} encoded into this buffer to route it, with the codec it
+     * used: the partition it calls next finds the key here and encodes nothing. Set only between
+     * the route and that call (see {@link #handOff}); taken once.
+     */
+    private Object handedOffKey;
+
+    private Codec<?> handedOffCodec;
+
+    /** {@link #hash}'s last answer and its seed, valid while {@link #hashed}; cleared on each encode. */
+    private long hashValue;
+
+    private long hashSeed;
+    private boolean hashed;
+
     /** How deep this thread is in {@code ValueReader} callbacks (kept on the thread's own scratch). */
     private int readerDepth;
 
@@ -54,7 +69,16 @@ final class KeyScratch {
         KeyScratch s = LOCAL.get();
         if (s.inUse) {
             s = new KeyScratch(64, s);
+        } else if (s.handedOffKey != null) {
+            boolean mine = s.handedOffKey == key && s.handedOffCodec == codec && s.length <= maxKeyLength;
+            s.handedOffKey = null;
+            s.handedOffCodec = null;
+            if (mine) {
+                s.inUse = true;
+                return s; // encoded (and hashed) by the partitioned cache that routed it here
+            }
         }
+        s.hashed = false;
         int len;
         if (codec instanceof TrustedCodec<?> trusted) {
             // One pass into a buffer big enough for any encoding of the key.
@@ -101,7 +125,32 @@ final class KeyScratch {
 
     /** The key's hash under {@code seed}. */
     long hash(long seed) {
-        return KeyHash.hash(seed, bytes, length);
+        if (hashed && hashSeed == seed) {
+            return hashValue;
+        }
+        long h = KeyHash.hash(seed, bytes, length);
+        hashValue = h;
+        hashSeed = seed;
+        hashed = true;
+        return h;
+    }
+
+    /**
+     * Releases this buffer and leaves its encoding of {@code key} (by {@code codec}) for the next
+     * {@link #encode} of the same key object with the same codec on this thread, which takes it
+     * instead of encoding again. The caller must {@link #dropHandOff} once that call returns, in
+     * case it never encoded.
+     */
+    void handOff(Object key, Codec<?> codec) {
+        handedOffKey = key;
+        handedOffCodec = codec;
+        inUse = false;
+    }
+
+    /** Forgets a hand-off nobody took (see {@link #handOff}). */
+    void dropHandOff() {
+        handedOffKey = null;
+        handedOffCodec = null;
     }
 
     /** Whether the thread is inside a {@code ValueReader} callback of some cache. */

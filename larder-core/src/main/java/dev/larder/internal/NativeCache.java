@@ -89,7 +89,19 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
     final QueueCounts queues = new QueueCounts();
 
     private final AtomicLong indexBytes = new AtomicLong();
-    final long maximumEntries;
+    /**
+     * The entry bound. A partition's is its share of the cache's, moved between partitions by
+     * its {@link EntryLender} (so volatile); a single cache's never changes.
+     */
+    volatile long maximumEntries;
+    /**
+     * The entry bound the cache was built with, which its sketch is sized for: a partition that
+     * borrows slots beyond it keeps its sketch (growing it would double it and lose its counts).
+     */
+    private final long firstEntryBound;
+
+    /** Lends entry slots between the partitions of one cache; null for a cache of one. */
+    private EntryLender lender;
     /** Whether reads may decode optimistically (see {@link #lookupOptimistically}): Larder's own value codecs. */
     private final boolean optimisticReads;
     /** Whether writes may rewrite a record in place (see {@link #rewriteInPlace}). */
@@ -120,7 +132,9 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
      * slack (see {@link Evictor#entrySlack}) in which an insert past the bound finds the
      * maintenance lock taken and goes on, while the lock's holder evicts.
      */
-    private final long entryHardLimit;
+    private volatile long entryHardLimit;
+
+    private final long entrySlack;
 
     private final Runnable maintenanceTask = this::maintain;
     private final ForkJoinMaintenance forkJoinTask = new ForkJoinMaintenance();
@@ -135,7 +149,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
     private volatile boolean closed;
     private CacheMapView<K, V> mapView;
 
-    private NativeCache(CacheConfig<K, V> config, CacheLoader<? super K, V> loader) {
+    private NativeCache(CacheConfig<K, V> config, CacheLoader<? super K, V> loader, long seed) {
         this.keyCodec = config.keyCodec();
         this.valueCodec = config.valueCodec();
         this.loader = loader;
@@ -148,14 +162,15 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         // A listener wants the replaced value, which a rewrite in place would have to decode
         // under the shard's lock: such caches append instead.
         this.inPlaceWrites = valueCodec instanceof TrustedCodec<?> t && t.infallibleWrite() && listener == null;
-        this.seed = ThreadLocalRandom.current().nextLong();
+        this.seed = seed;
         int cores = Runtime.getRuntime().availableProcessors();
         this.sizing = CacheSizing.of(
                 config.maximumBytes(),
                 config.expectedEntries(),
                 config.indexMemoryBudget(),
                 config.concurrencyLevel(),
-                cores);
+                cores,
+                config.partitions());
         this.budget = new MemoryBudget(config.maximumBytes());
         this.shards = new IndexShard[sizing.shards()];
         this.shardMask = shards.length - 1;
@@ -193,7 +208,9 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         this.epochs = new ReaderEpochs(4 * cores);
         this.policy = new WindowTinyLfu(policyCapacity(config, sizing), seed, budget);
         this.evictor = new Evictor(this, policy);
-        this.entryHardLimit = maximumEntries + Evictor.entrySlack(maximumEntries);
+        this.firstEntryBound = maximumEntries;
+        this.entrySlack = Evictor.entrySlack(maximumEntries);
+        this.entryHardLimit = maximumEntries + entrySlack;
         this.reads = new AccessBuffer(2 * CacheSizing.ceilPow2(cores), ACCESS_BUFFER);
         this.writes = new AccessBuffer(2 * CacheSizing.ceilPow2(cores), ACCESS_BUFFER);
         this.countRead = this::applyAccess;
@@ -243,7 +260,17 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
     }
 
     public static <K, V> NativeCache<K, V> create(CacheConfig<K, V> config, CacheLoader<? super K, V> loader) {
-        return new NativeCache<>(config, loader);
+        return new NativeCache<>(config, loader, ThreadLocalRandom.current().nextLong());
+    }
+
+    /** A cache whose keys hash under {@code seed}: a partition of a {@link PartitionedCache}. */
+    static <K, V> NativeCache<K, V> create(CacheConfig<K, V> config, CacheLoader<? super K, V> loader, long seed) {
+        return new NativeCache<>(config, loader, seed);
+    }
+
+    /** The longest key this cache takes, in encoded bytes. */
+    int maxKeyLength() {
+        return sizing.maxKeyLength();
     }
 
     // ---------------------------------------------------------------------------------------
@@ -253,7 +280,11 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
     public V getIfPresent(K key) {
         checkOpen();
         Objects.requireNonNull(key, "key");
-        KeyScratch ks = KeyScratch.encode(keyCodec, key, sizing.maxKeyLength());
+        return getIfPresent(KeyScratch.encode(keyCodec, key, sizing.maxKeyLength()));
+    }
+
+    /** {@link #getIfPresent(Object)} of a key encoded by the caller; releases {@code ks}. */
+    V getIfPresent(KeyScratch ks) {
         try {
             V value = lookup(ks, true);
             if (value == null) {
@@ -519,7 +550,11 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         checkOpen();
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(reader, "reader");
-        KeyScratch ks = KeyScratch.encode(keyCodec, key, sizing.maxKeyLength());
+        return read(KeyScratch.encode(keyCodec, key, sizing.maxKeyLength()), reader);
+    }
+
+    /** {@link #read(Object, ValueReader)} of a key encoded by the caller; releases {@code ks}. */
+    <R> R read(KeyScratch ks, ValueReader<R> reader) {
         long hash = ks.hash(seed);
         IndexShard shard = shardFor(hash);
         long expiredLocation = -1;
@@ -755,6 +790,16 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         KeyScratch ks = KeyScratch.encode(keyCodec, key, sizing.maxKeyLength());
         try {
             return write(ks, value, ttlNanos, condition, previous); // a put was counted by countWrite
+        } finally {
+            ks.release();
+        }
+    }
+
+    /** {@link #put(Object, Object)} of a key encoded by the caller; releases {@code ks}. */
+    void put(KeyScratch ks, V value) {
+        try {
+            Objects.requireNonNull(value, "value");
+            write(ks, value, 0, ANY, null);
         } finally {
             ks.release();
         }
@@ -1186,6 +1231,54 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         underMaintenanceLock(false, false);
     }
 
+    /**
+     * A partition past its entry bound borrows spare slots from the other partitions while they
+     * have some (see {@link EntryLender}); returns whether it now has a free slot ({@code slot}),
+     * or is within its bound.
+     */
+    private boolean borrowed(boolean slot) {
+        if (lender == null) {
+            return false;
+        }
+        while (slot ? entries.get() >= entryHardLimit : entries.get() > maximumEntries) {
+            if (!lender.lend(this)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Makes this cache a partition whose entry bound moves through {@code lender}. */
+    void lendEntriesThrough(EntryLender lender) {
+        this.lender = lender;
+        this.entryFloor = Math.max(1, maximumEntries / 2);
+    }
+
+    /**
+     * The least entry bound a partition keeps when it lends: half its first share, at least 1.
+     * A partition that lent every slot would have no entry of its own to evict when a key of its
+     * own came, and another partition's evictor would have to make room for it.
+     */
+    private long entryFloor;
+
+    /**
+     * Slots below the entry bound that a partition may lend: all of them until it first evicts;
+     * after that, those beyond two eviction batches, which a full partition keeps free after each
+     * batch (lending those would only make it evict again sooner); never below its floor.
+     */
+    long spareEntries() {
+        long bound = maximumEntries;
+        long kept = stats.evictions() > 0 ? 2L * Evictor.entryBatch(bound) : 0;
+        return Math.min(bound - entries.get() - kept, bound - entryFloor);
+    }
+
+    /** Moves the entry bound by {@code delta} (under the lender's lock). */
+    void moveEntryBound(long delta) {
+        long bound = maximumEntries + delta;
+        maximumEntries = bound;
+        entryHardLimit = bound + entrySlack;
+    }
+
     /** Spins of {@link #awaitEntrySlot} (a few µs) before it blocks on the lock. */
     private static final int ENTRY_SLOT_SPINS = 256;
 
@@ -1202,6 +1295,9 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         boolean mayNotWait = insideReader();
         for (int spins = 0; entries.get() >= entryHardLimit; spins++) {
             checkOpen();
+            if (borrowed(true)) {
+                return;
+            }
             if (mayNotWait || !maintenanceLock.isLocked() || spins >= ENTRY_SLOT_SPINS) {
                 makeRoom(Evictor.Goal.ENTRY, 0); // insideReader: makeRoom says why it cannot
                 return;
@@ -1256,7 +1352,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         if (freshPage && store.lowOnPages(evictor.lowWatermarkPages())) {
             pagesWanted = true;
             scheduleMaintenance(); // memory is short: have pages freed off this thread
-        } else if (entries.get() > maximumEntries) {
+        } else if (entries.get() > maximumEntries && !borrowed(false)) {
             evictPastTheBound();
         } else if ((++ks.writes & (ROUTINE_EVERY - 1)) == 0) {
             runMaintenance(false); // the routine, amortized here: no thread to wake for it
@@ -1530,7 +1626,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         evictor.adapt(reads.counted(), stats.misses.sum());
         // Never past the entry bound: the count exceeds it by the eviction's slack, and a sketch
         // grown for that would be twice the size (8 bytes per entry) and age half as often.
-        policy.ensureCapacity(Math.min(entries.get(), maximumEntries));
+        policy.ensureCapacity(Math.min(entries.get(), firstEntryBound));
     }
 
     /**
@@ -1697,6 +1793,9 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                 h = header(current);
                 shard.removeAt(slot, (int) (h.end - store.offset(current)));
                 entries.decrementAndGet();
+                if (lender != null) {
+                    lender.spareAppeared();
+                }
                 queues.left(store.queueOf(current));
                 removed = current;
             } finally {
@@ -1977,6 +2076,9 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                     }
                     shard.clearAll();
                     entries.addAndGet(-n);
+                    if (lender != null) {
+                        lender.spareAppeared();
+                    }
                 } finally {
                     shard.lock.unlock();
                 }
@@ -2047,7 +2149,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
     public synchronized ConcurrentMap<K, V> asMap() {
         checkOpen();
         if (mapView == null) {
-            mapView = new CacheMapView<>(this);
+            mapView = new CacheMapView<>(this, keyCodec, valueCodec);
         }
         return mapView;
     }

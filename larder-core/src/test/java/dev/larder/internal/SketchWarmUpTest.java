@@ -65,6 +65,7 @@ class SketchWarmUpTest {
         try (LarderCache<Long, byte[]> cache = Larder.newBuilder(Codecs.longs(), Codecs.bytes())
                 .maximumBytes(256L << 20)
                 .maximumEntries(bound)
+                .partitions(1) // one sketch for the whole bound
                 .build()) {
             NativeCache<?, ?> nativeCache = (NativeCache<?, ?>) cache;
             long sized = nativeCache.policy.sketchBytes();

@@ -2,6 +2,7 @@ package dev.larder.simulator.policy;
 
 import dev.larder.Codecs;
 import dev.larder.Larder;
+import dev.larder.LarderBuilder;
 import dev.larder.LarderCache;
 
 /**
@@ -30,12 +31,22 @@ public final class LarderPolicy implements Policy {
             throw new IllegalArgumentException("capacity must be positive, was " + capacity);
         }
         this.capacity = capacity;
-        this.cache = Larder.newBuilder(Codecs.longs(), Codecs.bytes())
+        LarderBuilder<Long, byte[]> builder = Larder.newBuilder(Codecs.longs(), Codecs.bytes())
                 .maximumBytes(Math.max(MIN_BUDGET, capacity * BYTES_PER_ENTRY))
                 .maximumEntries(capacity)
-                .executor(Runnable::run) // maintenance on the calling thread: deterministic
-                .build();
+                .executor(Runnable::run); // maintenance on the calling thread: deterministic
+        if (PARTITIONS > 0) {
+            builder.partitions(PARTITIONS);
+        }
+        this.cache = builder.build();
     }
+
+    /**
+     * {@code -Dlarder.simulator.partitions=N} (through {@code -Dsimulate.jvmArgs}): every Larder
+     * cache is built with N partitions instead of the default for the machine and its size, to
+     * measure what splitting a cache costs in hit rate.
+     */
+    static final int PARTITIONS = Integer.getInteger("larder.simulator.partitions", -1);
 
     @Override
     public boolean access(long key) {
