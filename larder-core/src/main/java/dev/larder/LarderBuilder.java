@@ -167,14 +167,18 @@ public final class LarderBuilder<K, V> {
      * Splits the cache by key hash into {@code partitions} independent parts, each with a share
      * of the entry bound and of {@code maximumBytes} and its own eviction: threads whose keys fall
      * in different partitions evict at the same time, where in one cache eviction is one thread
-     * at a time. Two threads inserting new keys into a cache of 100K entries took ~1,100 ns per
-     * insert in one cache and ~700 in two partitions (docs/speed-work.md, twentieth session).
+     * at a time. Two threads inserting new keys into a cache of 100K entries took ~1,040 ns per
+     * insert in one cache and ~730 in two partitions (docs/speed-work.md, twentieth session).
      *
      * <p>Default: one partition per core (a power of two) for caches with an entry bound, as long
      * as each holds at least 32,768 entries and 8 MiB; caches bounded by bytes alone are not
-     * split. What a partition costs: each keeps its own frequency sketch and adapts its own
-     * window, so a hot key competes only with its partition's keys, and one value can use at most
-     * its partition's share of the memory. {@code partitions(1)} keeps one cache.
+     * split. The entry bound stays the whole cache's: a partition that holds more keys than its
+     * share borrows slots from the others. What a partition costs: each keeps its own frequency
+     * sketch and adapts its own window (the simulator's rows of 100K entries and more moved by
+     * -0.03 to +0.13 points), one value can use at most its partition's share of {@code
+     * maximumBytes}, and
+     * one thread's inserts were ~10% slower at 100K entries. {@code partitions(1)} keeps one
+     * cache.
      */
     public LarderBuilder<K, V> partitions(int partitions) {
         if (partitions < 1 || partitions > CacheSizing.MAX_PARTITIONS) {
