@@ -102,6 +102,13 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
 
     /** Lends entry slots between the partitions of one cache; null for a cache of one. */
     private EntryLender lender;
+
+    /**
+     * The least entry bound a partition keeps when it lends: half its first share, at least 1.
+     * A partition that lent every slot would have no entry of its own to evict when a key of its
+     * own came, and another partition's evictor would have to make room for it.
+     */
+    private long entryFloor;
     /** Whether reads may decode optimistically (see {@link #lookupOptimistically}): Larder's own value codecs. */
     private final boolean optimisticReads;
     /** Whether writes may rewrite a record in place (see {@link #rewriteInPlace}). */
@@ -1253,13 +1260,6 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         this.lender = lender;
         this.entryFloor = Math.max(1, maximumEntries / 2);
     }
-
-    /**
-     * The least entry bound a partition keeps when it lends: half its first share, at least 1.
-     * A partition that lent every slot would have no entry of its own to evict when a key of its
-     * own came, and another partition's evictor would have to make room for it.
-     */
-    private long entryFloor;
 
     /**
      * Slots below the entry bound that a partition may lend: all of them until it first evicts;
