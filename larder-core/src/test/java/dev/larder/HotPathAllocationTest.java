@@ -61,8 +61,10 @@ class HotPathAllocationTest {
             keys[i] = (long) i;
         }
         byte[] value = new byte[64];
+        // A budget the log fills within the warm-up: until it does, each new page allocates its
+        // handle (a page of records, once).
         try (LarderCache<Long, byte[]> cache = Larder.newBuilder(Codecs.longs(), Codecs.bytes())
-                .maximumBytes(64L << 20)
+                .maximumBytes(16L << 20)
                 .maximumEntries(max)
                 .partitions(partitions)
                 .executor(Runnable::run)
@@ -75,19 +77,23 @@ class HotPathAllocationTest {
                     cache.put(keys[i], value);
                 }
             };
-            // The interpreter and C1 allocate what C2 scalar-replaces, and a log still taking new
-            // pages allocates each one's handle: four partitions' logs take about 8 rounds to
-            // settle (with 3, a few pages of them were still being taken: ~1 KB per round).
-            for (int warmUp = 0; warmUp < 8; warmUp++) {
-                insertRound.run();
-            }
-            long inserts = counter.fewestBytes(insertRound);
-            assertThat(cache.stats().evictionCount()).isPositive();
-            long overwrites = counter.fewestBytes(() -> {
+            Runnable overwriteRound = () -> {
                 for (int i = 0; i < ROUND; i++) {
                     cache.put(keys[keys.length - 1 - (i % max)], value);
                 }
-            });
+            };
+            // The interpreter and C1 allocate what C2 scalar-replaces, and a log still taking new
+            // pages allocates each one's handle (~1 KB per round while four partitions' logs
+            // grew): warm up until the memory in use stops growing.
+            long used = -1;
+            for (int warmUp = 0; warmUp < 40 && (warmUp < 3 || cache.memoryUsed() > used); warmUp++) {
+                used = cache.memoryUsed();
+                insertRound.run();
+                overwriteRound.run();
+            }
+            long inserts = counter.fewestBytes(insertRound);
+            assertThat(cache.stats().evictionCount()).isPositive();
+            long overwrites = counter.fewestBytes(overwriteRound);
             int[] present = {0};
             long lookups = counter.fewestBytes(() -> {
                 for (int i = 0; i < ROUND; i++) {

@@ -7,7 +7,8 @@ import java.util.concurrent.Executor;
 
 /**
  * The validated settings of one cache, as the builder hands them over. Negative numbers mean
- * "not set".
+ * "not set". {@code partitions} is the count the builder asked for; in the settings of one
+ * partition ({@link #forPartition}), the count of partitions it is one of.
  */
 public record CacheConfig<K, V>(
         Codec<K> keyCodec,
@@ -45,7 +46,7 @@ public record CacheConfig<K, V>(
                 removalListener,
                 executor,
                 adviseHugePages,
-                1);
+                n);
     }
 
     /** An n-th of a setting, rounded up (never 0 for a set one); "not set" stays so. */

@@ -100,6 +100,9 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
      */
     private final long firstEntryBound;
 
+    /** How many partitions this cache is one of (1: it is the whole cache). */
+    private final int partitionsOf;
+
     /** Lends entry slots between the partitions of one cache; null for a cache of one. */
     private EntryLender lender;
 
@@ -216,6 +219,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         this.policy = new WindowTinyLfu(policyCapacity(config, sizing), seed, budget);
         this.evictor = new Evictor(this, policy);
         this.firstEntryBound = maximumEntries;
+        this.partitionsOf = Math.max(1, config.partitions());
         this.entrySlack = Evictor.entrySlack(maximumEntries);
         this.entryHardLimit = maximumEntries + entrySlack;
         this.reads = new AccessBuffer(2 * CacheSizing.ceilPow2(cores), ACCESS_BUFFER);
@@ -1203,9 +1207,13 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         long room = budget.maximum() - indexBytes() - policy.bytes() - 3L * sizing.pageSize();
         if (recordBytes > sizing.pageSize() || largeBytes > room) {
             stats.rejectedPuts.increment();
+            String where = partitionsOf == 1
+                    ? "this cache: maximumBytes is " + budget.maximum()
+                    : "its partition (one of " + partitionsOf + " that share maximumBytes): its share is "
+                            + budget.maximum();
             throw new EntryTooLargeException("entry of " + keyLength + " key bytes and " + valueLength
-                    + " value bytes cannot fit in this cache: maximumBytes is " + budget.maximum()
-                    + ", of which " + Math.max(0, room) + " can hold one value");
+                    + " value bytes cannot fit in " + where + ", of which " + Math.max(0, room)
+                    + " can hold one value");
         }
     }
 

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.larder.CacheStats;
 import dev.larder.Codec;
 import dev.larder.Codecs;
+import dev.larder.EntryTooLargeException;
 import dev.larder.Larder;
 import dev.larder.LarderBuilder;
 import dev.larder.LarderCache;
@@ -206,6 +207,31 @@ class PartitionedCacheTest {
                 .isEqualTo(evicted);
         assertThat(cache.partitionAt(1).size()).isGreaterThan(bound / 2 + added / 2);
         assertThat(boundsTotal(cache)).isEqualTo(bound);
+    }
+
+    /**
+     * Bytes are split, not lent: a value must fit its partition's share of maximumBytes, and
+     * a partition evicts for bytes on its own while another has room.
+     */
+    @Test
+    void aValueMustFitItsPartitionsShareOfTheBytes() {
+        LarderCache<String, byte[]> cache = Larder.newBuilder(Codecs.utf8(), Codecs.bytes())
+                .maximumBytes(16L << 20)
+                .partitions(4)
+                .build();
+        open.add(cache);
+        cache.put("fits", new byte[2 << 20]);
+        assertThat(cache.getIfPresent("fits")).hasSize(2 << 20);
+        assertThatThrownBy(() -> cache.put("too-large", new byte[5 << 20]))
+                .isInstanceOf(EntryTooLargeException.class)
+                .hasMessageContaining(
+                        "cannot fit in its partition (one of 4 that share maximumBytes): its share is " + (4L << 20));
+        assertThat(cache.getIfPresent("fits")).as("nothing stored is lost").hasSize(2 << 20);
+        for (int i = 0; i < 64; i++) {
+            cache.put("v" + i, new byte[1 << 20]);
+        }
+        assertThat(cache.memoryUsed()).isLessThanOrEqualTo(cache.memoryMax());
+        assertThat(cache.stats().evictionCount()).isPositive();
     }
 
     @Test
