@@ -81,8 +81,14 @@ public record CacheSizing(int pageSize, int shards, int writerStripes, int initi
         if (concurrencyLevel > 0) {
             shards = ceilPow2(concurrencyLevel);
         } else {
-            long forCores = Math.max(
-                    MIN_SHARDS_PER_CORE * cores, Math.min(SHARDS_PER_CORE * cores, maximumBytes / MIN_BYTES_PER_SHARD));
+            // The whole cache's shards for its cores, shared among its partitions (whose writers
+            // are spread already): a partition of two has half the shards, each as large as a
+            // single cache's, not as many half-size ones (smaller tables cost RSS beyond their
+            // bytes: ~2 bytes per entry at 1M entries of 32-byte values).
+            long whole = Math.max(
+                    MIN_SHARDS_PER_CORE * cores,
+                    Math.min(SHARDS_PER_CORE * cores, pageSizingBytes / MIN_BYTES_PER_SHARD));
+            long forCores = Math.max(1, whole / Math.max(1, partitions));
             long wanted = Math.max(forCores, maximumBytes / BYTES_PER_SHARD);
             shards = ceilPow2((int) Math.min(1 << 16, wanted));
         }

@@ -98,6 +98,25 @@ class PartitionedCacheTest {
                 .isEqualTo(1);
     }
 
+    /** Pages as large as the whole cache's (its longest key, huge pages), shards shared out. */
+    @Test
+    void aPartitionHasTheWholeCachesPageSizeAndAShareOfItsShards() {
+        for (long bytes : new long[] {64L << 20, 330L << 20, 4L << 30}) {
+            CacheSizing whole = CacheSizing.of(bytes, -1, -1, 0, 2);
+            CacheSizing half = CacheSizing.of(bytes / 2, -1, -1, 0, 2, 2);
+            CacheSizing quarter = CacheSizing.of(bytes / 4, -1, -1, 0, 2, 4);
+            assertThat(half.pageSize()).as("pages at %d bytes", bytes).isEqualTo(whole.pageSize());
+            assertThat(quarter.pageSize()).isEqualTo(whole.pageSize());
+            assertThat(half.maxKeyLength()).isEqualTo(whole.maxKeyLength());
+            assertThat(2 * half.shards()).as("shards at %d bytes", bytes).isEqualTo(whole.shards());
+            assertThat(4 * quarter.shards()).isEqualTo(whole.shards());
+        }
+        PartitionedCache<String, byte[]> cache = partitioned(cache(2, 100_000));
+        assertThat(cache.partitionAt(0).sizing)
+                .isEqualTo(CacheSizing.of(
+                        32L << 20, 50_000, -1, -1, Runtime.getRuntime().availableProcessors(), 2));
+    }
+
     @Test
     void theBuilderBuildsTheCountAskedFor() {
         assertThat(partitioned(cache(4, -1)).partitionCount()).isEqualTo(4);
