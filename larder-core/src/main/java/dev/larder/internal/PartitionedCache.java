@@ -27,10 +27,12 @@ import java.util.function.Function;
  * time waiting for each other's evictions (docs/speed-work.md, seventeenth and twentieth
  * sessions).
  *
- * <p>A call encodes and hashes the key once, here: the partitions share one hash seed, and the
- * encoded key is handed to the partition's call on the same thread ({@link KeyScratch#handOff}).
- * The partition is chosen from a remix of the hash, so that within a partition the bits the
- * index uses (shard, slot, tag) stay uniform.
+ * <p>A call encodes and hashes the key once, here: the partitions share one hash seed. The
+ * hottest calls ({@code getIfPresent}, {@code read}, {@code put}) pass the encoded key to the
+ * partition as an argument; the others leave it on the thread for the partition's next encode
+ * ({@link KeyScratch#handOff}). The partition is chosen from a remix of the hash, so that within
+ * a partition the bits the index uses (shard, slot, tag) stay uniform. The entry bound's shares
+ * move between partitions through an {@link EntryLender}.
  */
 final class PartitionedCache<K, V> implements LoadingLarderCache<K, V> {
     private final NativeCache<K, V>[] parts;
@@ -114,7 +116,7 @@ final class PartitionedCache<K, V> implements LoadingLarderCache<K, V> {
         KeyScratch.current().dropHandOff();
     }
 
-    /** The partition of {@code key} for a call that encodes the key more than once. */
+    /** The partition that holds {@code key} (for tests and diagnostics). */
     NativeCache<K, V> partition(K key) {
         try {
             return route(key);
