@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.assertj.core.api.Assertions.assertThatNullPointerException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.larder.internal.memory.NativeMemory;
+import dev.larder.testing.NativeLeakCheck;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.time.Duration;
@@ -35,25 +35,20 @@ import org.junit.jupiter.params.provider.MethodSource;
 class BadInputTest {
     private static final long BUDGET = LarderBuilder.MIN_MAXIMUM_BYTES;
 
-    private final List<LarderCache<?, ?>> open = new ArrayList<>();
-    private long nativeBefore;
+    private NativeLeakCheck leaks;
 
     @BeforeEach
     void recordNativeMemory() {
-        nativeBefore = NativeMemory.outstandingBytes();
+        leaks = new NativeLeakCheck();
     }
 
     @AfterEach
     void closeCachesAndCheckLeaks() {
-        open.forEach(LarderCache::close);
-        assertThat(NativeMemory.outstandingBytes())
-                .as("native memory after the test's caches were closed")
-                .isEqualTo(nativeBefore);
+        leaks.closeAllAndCheck();
     }
 
     private <K, V> LarderCache<K, V> track(LarderCache<K, V> cache) {
-        open.add(cache);
-        return cache;
+        return leaks.track(cache);
     }
 
     private LarderCache<String, String> stringCache(long budget) {
@@ -655,6 +650,6 @@ class BadInputTest {
         assertThatCode(cache::close).doesNotThrowAnyException();
         assertThatCode(cache::close).doesNotThrowAnyException();
         assertThat(cache.isClosed()).isTrue();
-        assertThat(NativeMemory.outstandingBytes()).isEqualTo(nativeBefore);
+        assertThat(leaks.held()).isZero();
     }
 }

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.larder.internal.memory.NativeMemory;
+import dev.larder.testing.NativeLeakCheck;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.time.Duration;
@@ -27,31 +27,24 @@ import org.junit.jupiter.api.Timeout;
 
 /** Native memory comes back on close, and nothing after close can crash the JVM. */
 class CloseAndLeakTest {
-    private long nativeBefore;
+    private NativeLeakCheck leaks;
 
     @BeforeEach
     void recordNativeMemory() {
-        nativeBefore = NativeMemory.outstandingBytes();
-    }
-
-    private final List<LarderCache<?, ?>> open = new ArrayList<>();
-
-    /** Closes (again) every cache of the test, so a failed test leaks nothing into the next. */
-    private <C extends LarderCache<?, ?>> C track(C cache) {
-        open.add(cache);
-        return cache;
+        leaks = new NativeLeakCheck();
     }
 
     @AfterEach
     void everythingReturned() {
-        open.forEach(LarderCache::close);
-        assertThat(NativeMemory.outstandingBytes())
-                .as("native bytes outstanding after the test")
-                .isEqualTo(nativeBefore);
+        leaks.closeAllAndCheck();
+    }
+
+    private <C extends LarderCache<?, ?>> C track(C cache) {
+        return leaks.track(cache);
     }
 
     private long held() {
-        return NativeMemory.outstandingBytes() - nativeBefore;
+        return leaks.held();
     }
 
     @Test

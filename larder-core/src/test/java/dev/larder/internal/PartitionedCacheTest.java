@@ -10,7 +10,7 @@ import dev.larder.EntryTooLargeException;
 import dev.larder.Larder;
 import dev.larder.LarderBuilder;
 import dev.larder.LarderCache;
-import dev.larder.internal.memory.NativeMemory;
+import dev.larder.testing.NativeLeakCheck;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
@@ -35,20 +35,16 @@ import org.junit.jupiter.api.Timeout;
 class PartitionedCacheTest {
     private static final byte[] VALUE = {1, 2, 3, 4};
 
-    private long nativeBefore;
-    private final List<LarderCache<?, ?>> open = new ArrayList<>();
+    private NativeLeakCheck leaks;
 
     @BeforeEach
     void recordNativeMemory() {
-        nativeBefore = NativeMemory.outstandingBytes();
+        leaks = new NativeLeakCheck();
     }
 
     @AfterEach
     void everythingReturned() {
-        open.forEach(LarderCache::close);
-        assertThat(NativeMemory.outstandingBytes())
-                .as("native bytes outstanding after closing every partition")
-                .isEqualTo(nativeBefore);
+        leaks.closeAllAndCheck();
     }
 
     private LarderCache<String, byte[]> cache(int partitions, long maximumEntries) {
@@ -58,8 +54,7 @@ class PartitionedCacheTest {
             b.maximumEntries(maximumEntries);
         }
         LarderCache<String, byte[]> cache = b.partitions(partitions).build();
-        open.add(cache);
-        return cache;
+        return leaks.track(cache);
     }
 
     private static PartitionedCache<String, byte[]> partitioned(LarderCache<String, byte[]> cache) {
@@ -238,7 +233,7 @@ class PartitionedCacheTest {
                 .maximumBytes(16L << 20)
                 .partitions(4)
                 .build();
-        open.add(cache);
+        leaks.track(cache);
         cache.put("fits", new byte[2 << 20]);
         assertThat(cache.getIfPresent("fits")).hasSize(2 << 20);
         assertThatThrownBy(() -> cache.put("too-large", new byte[5 << 20]))
@@ -304,13 +299,13 @@ class PartitionedCacheTest {
         for (int i = 0; i < 20_000; i++) {
             cache.put("key-" + i, new byte[300]);
         }
-        assertThat(NativeMemory.outstandingBytes() - nativeBefore).isPositive();
+        assertThat(leaks.held()).isPositive();
         cache.close();
         assertThat(cache.isClosed()).isTrue();
         for (int p = 0; p < 4; p++) {
             assertThat(cache.partitionAt(p).isClosed()).isTrue();
         }
-        assertThat(NativeMemory.outstandingBytes()).isEqualTo(nativeBefore);
+        assertThat(leaks.held()).isZero();
         assertThatThrownBy(() -> cache.getIfPresent("key-1"))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("closed");
@@ -329,7 +324,7 @@ class PartitionedCacheTest {
         LarderCache<String, byte[]> reversed = Larder.newBuilder(new ReversedUtf8(), Codecs.bytes())
                 .maximumBytes(8L << 20)
                 .build();
-        open.add(reversed);
+        leaks.track(reversed);
         reversed.put("abc", new byte[] {7});
         reversed.put("cba", new byte[] {9});
         AtomicReference<byte[]> seenInside = new AtomicReference<>();
@@ -347,7 +342,7 @@ class PartitionedCacheTest {
                 .maximumBytes(8L << 20)
                 .partitions(2)
                 .build();
-        open.add(bytesKeyed);
+        leaks.track(bytesKeyed);
         bytesKeyed.putIfAbsent(key, new byte[] {1});
         key[1] = '2';
         bytesKeyed.putIfAbsent(key, new byte[] {2});
