@@ -1263,6 +1263,11 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         return true;
     }
 
+    /** The lender this partition borrows entry slots through, or null for a cache of its own. */
+    EntryLender lender() {
+        return lender;
+    }
+
     /** Makes this cache a partition whose entry bound moves through {@code lender}. */
     void lendEntriesThrough(EntryLender lender) {
         this.lender = lender;
@@ -1802,7 +1807,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                 shard.removeAt(slot, (int) (h.end - store.offset(current)));
                 entries.decrementAndGet();
                 if (lender != null) {
-                    lender.spareAppeared();
+                    lender.entryRemoved(this);
                 }
                 queues.left(store.queueOf(current));
                 removed = current;
@@ -2085,7 +2090,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                     shard.clearAll();
                     entries.addAndGet(-n);
                     if (lender != null) {
-                        lender.spareAppeared();
+                        lender.entryRemoved(this);
                     }
                 } finally {
                     shard.lock.unlock();

@@ -224,6 +224,67 @@ class PartitionedCacheTest {
     }
 
     /**
+     * In a full cache (every partition evicting, each keeping two eviction batches free) a
+     * removal reopens lending only once its partition has a slot to lend: a removal that leaves
+     * none costs one look at its own partition, not a synchronized look at all of them on the
+     * next insert.
+     */
+    @Test
+    void aRemovalReopensLendingOnlyWhenItLeavesASpareSlot() {
+        long bound = 20_000;
+        PartitionedCache<String, byte[]> cache = partitioned(cache(2, bound));
+        for (int i = 0; i < 3 * bound; i++) {
+            cache.put("key-" + i, VALUE);
+        }
+        NativeCache<String, byte[]> first = cache.partitionAt(0);
+        EntryLender lender = first.lender();
+        assertThat(lender.mayLend()).as("a full cache has nothing to lend").isFalse();
+        Iterator<String> inFirst = keysOf(cache, first).iterator();
+
+        cache.remove(inFirst.next());
+        assertThat(first.spareEntries()).isNotPositive();
+        assertThat(lender.mayLend())
+                .as("one removal leaves no slot beyond the kept batches")
+                .isFalse();
+
+        while (first.spareEntries() <= 0) {
+            cache.remove(inFirst.next());
+        }
+        assertThat(lender.mayLend())
+                .as("the removal that left a spare slot reopened lending")
+                .isTrue();
+        // Fill the other partition to its bound and one past it: that one borrows, not evicts.
+        NativeCache<String, byte[]> second = cache.partitionAt(1);
+        long evicted = cache.stats().evictionCount();
+        long boundBefore = second.maximumEntries;
+        List<String> added = new ArrayList<>();
+        for (int i = 0; second.size() <= boundBefore; i++) {
+            String key = "new-" + i;
+            if (cache.partition(key) == second) {
+                cache.put(key, VALUE);
+                added.add(key);
+            }
+        }
+        cache.cleanUp();
+        assertThat(cache.stats().evictionCount())
+                .as("the other partition borrowed instead of evicting")
+                .isEqualTo(evicted);
+        assertThat(second.maximumEntries).isGreaterThan(boundBefore);
+        assertThat(added).allSatisfy(k -> assertThat(cache.containsKey(k)).as(k).isTrue());
+        assertThat(boundsTotal(cache)).isEqualTo(bound);
+    }
+
+    private static List<String> keysOf(PartitionedCache<String, byte[]> cache, NativeCache<String, byte[]> part) {
+        List<String> keys = new ArrayList<>();
+        cache.keys().forEachRemaining(k -> {
+            if (cache.partition(k) == part) {
+                keys.add(k);
+            }
+        });
+        return keys;
+    }
+
+    /**
      * Bytes are split, not lent: a value must fit its partition's share of maximumBytes, and
      * a partition evicts for bytes on its own while another has room.
      */
