@@ -107,7 +107,7 @@ for sc in $SCENARIOS; do
         echo "== Larder zero-copy threads=$t size=$s"
         # shellcheck disable=SC2086
         jmh "$OUT/zerocopy-t$t-s$s.json" "$OUT/logs/zerocopy-t$t-s$s.log" larder "$s" \
-          'dev.larder.bench.LarderZeroCopyBenchmark' -p size="$s" -t "$t" -bm "$MODES" \
+          'dev.larder.bench.LarderZeroCopyBenchmark.(readZeroCopy|getCopy)$' -p size="$s" -t "$t" -bm "$MODES" \
           "${prof_args[@]}" $JMH_OPTS
       done; done ;;
     readthrough)
