@@ -199,12 +199,7 @@ class PartitionedCacheTest {
         // Empty one partition by removals; new keys of the other then fit without evicting, in the
         // slots the first one lends down to its floor (half its first share).
         NativeCache<String, byte[]> first = cache.partitionAt(0);
-        List<String> inFirst = new ArrayList<>();
-        cache.keys().forEachRemaining(k -> {
-            if (cache.partition(k) == first) {
-                inFirst.add(k);
-            }
-        });
+        List<String> inFirst = keysOf(cache, first);
         inFirst.forEach(cache::remove);
         assertThat(first.size()).isZero();
         int added = 0;
