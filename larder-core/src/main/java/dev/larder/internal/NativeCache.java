@@ -853,9 +853,9 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         boolean done = false;
         try {
             if (!isLarge && inPlaceWrites && valueLength <= IN_PLACE_MAX_VALUE && previous == null) {
-                counted = true; // by rewriteInPlace, after its first look at the index
                 long outcome =
                         rewriteInPlace(shard, hash, ks, value, valueLength, expires, fixedTtl, deadline, condition);
+                counted = true; // by rewriteInPlace, whenever it returns
                 if (outcome != NOT_IN_PLACE) {
                     done = outcome != FAILED;
                     if (done) {
@@ -983,71 +983,67 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             long deadline,
             long condition) {
         RecordLayout.Header h = ks.header;
-        // A lock-free look first, so that a write that must append does not take the lock twice.
-        // A look that raced with another writer of the shard proves nothing either way: the
-        // lock's look decides then (appending instead would leave dead bytes to compact).
-        long s = shard.beginRead();
-        long seen = IndexWord.EMPTY;
-        boolean raced;
-        boolean sameShape = false;
-        try {
-            if (s >= 0) {
-                seen = shard.probe(hash, store, ks.bytes, ks.length, h);
-                sameShape = seen != IndexWord.EMPTY && sameShape(h, valueLength, expires, fixedTtl);
-            }
-            raced = !shard.validate(s);
-        } catch (RuntimeException garbage) {
-            checkOpen();
-            raced = true;
-        }
-        // The put is counted here, not first: the write buffer's atomic waits for every store
-        // still in flight (a full fence on x86), and after a look at the index few are left.
-        // Taken back by the caller if the write fails.
-        boolean present = !raced && seen != IndexWord.EMPTY;
-        countWrite(ks, hash, present, present && RecordLayout.accessSaturated(h.layout));
-        if (!raced && !sameShape) {
-            return NOT_IN_PLACE;
-        }
+        long outcome = NOT_IN_PLACE;
+        boolean present = false;
+        // The lock first, then the look: no seqlock read to validate, no second walk for the
+        // slot, and the few instructions left after the record's miss let the next call's misses
+        // start sooner (docs/speed-work.md, twenty-second session). A put that must append takes
+        // the lock once more to install; measured, that costs inserts nothing.
         shard.lock.lock();
         try {
             checkOpen();
-            // Every change to the shard happens under its lock and moves its seq: if the seq is
-            // still the one of the look, the word and the header parsed then are still true, and
-            // the slot is found from the index words alone, without reading the key again.
-            int slot = !raced && shard.validate(s)
-                    ? shard.slotOfLocation(hash, IndexWord.location(seen))
-                    : shard.slotOf(hash, store, ks.bytes, ks.length, h);
-            if (slot < 0 || !sameShape(h, valueLength, expires, fixedTtl)) {
-                return NOT_IN_PLACE;
+            int slot = shard.slotOf(hash, store, ks.bytes, ks.length, h);
+            present = slot >= 0;
+            if (present && sameShape(h, valueLength, expires, fixedTtl)) {
+                outcome = rewriteSlot(shard, slot, h, value, expires, deadline, condition);
             }
-            long current = IndexWord.location(shard.wordAt(slot));
-            if (isExpired(current, h)) {
-                return NOT_IN_PLACE; // the append path reports the expired entry
-            }
-            if (!conditionHolds(condition, current)) {
-                return FAILED;
-            }
-            MemorySegment page = store.page(current);
-            shard.beginChangeFenced();
-            try {
-                if (!epochs.idle() || !shard.noPendingUpdates()) {
-                    return NOT_IN_PLACE;
-                }
-                if (expires) {
-                    RecordLayout.writeDeadline(page, h.deadlineOffset, deadline);
-                }
-                valueCodec.write(value, page, h.valueOffset); // exactly valueLength bytes, cannot fail
-            } finally {
-                shard.endChange();
-            }
-            if (expires) {
-                store.noteDeadline(current, deadline);
-            }
-            RecordLayout.recordAccess(page, store.offset(current)); // an update is an access, as in Caffeine
-            return current;
         } finally {
             shard.lock.unlock();
         }
+        // Counted once the look told whether the key is present (no ghost to look for) and hot
+        // (sampled), outside the lock. Taken back by the caller if the write fails.
+        countWrite(ks, hash, present, present && RecordLayout.accessSaturated(h.layout));
+        return outcome;
+    }
+
+    /**
+     * Under the shard's lock: rewrites the value of the record in {@code slot}, parsed into
+     * {@code h} and of the write's shape, unless it expired, the condition fails or someone is
+     * looking (see {@link #rewriteInPlace}).
+     */
+    private long rewriteSlot(
+            IndexShard shard,
+            int slot,
+            RecordLayout.Header h,
+            V value,
+            boolean expires,
+            long deadline,
+            long condition) {
+        long current = IndexWord.location(shard.wordAt(slot));
+        if (isExpired(current, h)) {
+            return NOT_IN_PLACE; // the append path reports the expired entry
+        }
+        if (!conditionHolds(condition, current)) {
+            return FAILED;
+        }
+        MemorySegment page = store.page(current);
+        shard.beginChangeFenced();
+        try {
+            if (!epochs.idle() || !shard.noPendingUpdates()) {
+                return NOT_IN_PLACE;
+            }
+            if (expires) {
+                RecordLayout.writeDeadline(page, h.deadlineOffset, deadline);
+            }
+            valueCodec.write(value, page, h.valueOffset); // exactly the value's length, cannot fail
+        } finally {
+            shard.endChange();
+        }
+        if (expires) {
+            store.noteDeadline(current, deadline);
+        }
+        RecordLayout.recordAccess(page, store.offset(current)); // an update is an access, as in Caffeine
+        return current;
     }
 
     /** Whether the record parsed into {@code h} has the shape of the record a write would make. */

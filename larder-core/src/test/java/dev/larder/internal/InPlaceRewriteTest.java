@@ -115,8 +115,8 @@ class InPlaceRewriteTest {
 
     @Test
     void writersRacingInOneShardStillRewriteInPlace() throws Exception {
-        // One shard, two writers: most lock-free looks race with the other writer's rewrite. A
-        // raced look must be settled under the lock, not answered by appending a new record.
+        // One shard, two writers, each rewrite next to the other's: every put must still rewrite
+        // in place, never append (a raced look once appended: docs/ARCHITECTURE.md §4).
         try (LarderCache<Long, byte[]> cache = Larder.newBuilder(Codecs.longs(), Codecs.bytes())
                 .maximumBytes(16L << 20)
                 .concurrencyLevel(1)
