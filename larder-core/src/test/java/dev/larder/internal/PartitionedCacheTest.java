@@ -186,10 +186,7 @@ class PartitionedCacheTest {
     @Test
     void theWholeBoundHoldsUnderInsertsAndRemovalsLetSlotsBeLentAgain() {
         long bound = 20_000;
-        PartitionedCache<String, byte[]> cache = partitioned(cache(2, bound));
-        for (int i = 0; i < 3 * bound; i++) {
-            cache.put("key-" + i, VALUE);
-        }
+        PartitionedCache<String, byte[]> cache = twoPartitionsFilledPast(bound);
         cache.cleanUp();
         assertThat(cache.size()).isBetween(bound - 4 * Evictor.entryBatch(bound), bound);
         assertThat(boundsTotal(cache)).isEqualTo(bound);
@@ -227,10 +224,7 @@ class PartitionedCacheTest {
     @Test
     void aRemovalReopensLendingOnlyWhenItLeavesASpareSlot() {
         long bound = 20_000;
-        PartitionedCache<String, byte[]> cache = partitioned(cache(2, bound));
-        for (int i = 0; i < 3 * bound; i++) {
-            cache.put("key-" + i, VALUE);
-        }
+        PartitionedCache<String, byte[]> cache = twoPartitionsFilledPast(bound);
         NativeCache<String, byte[]> first = cache.partitionAt(0);
         EntryLender lender = first.lender();
         assertThat(lender.mayLend()).as("a full cache has nothing to lend").isFalse();
@@ -267,6 +261,15 @@ class PartitionedCacheTest {
         assertThat(second.maximumEntries).isGreaterThan(boundBefore);
         assertThat(added).allSatisfy(k -> assertThat(cache.containsKey(k)).as(k).isTrue());
         assertThat(boundsTotal(cache)).isEqualTo(bound);
+    }
+
+    /** A cache of two partitions and {@code bound} entries, given three times as many new keys. */
+    private PartitionedCache<String, byte[]> twoPartitionsFilledPast(long bound) {
+        PartitionedCache<String, byte[]> cache = partitioned(cache(2, bound));
+        for (int i = 0; i < 3 * bound; i++) {
+            cache.put("key-" + i, VALUE);
+        }
+        return cache;
     }
 
     private static List<String> keysOf(PartitionedCache<String, byte[]> cache, NativeCache<String, byte[]> part) {
