@@ -99,7 +99,7 @@ for sc in $SCENARIOS; do
         echo "== GET/PUT $c threads=$t size=$s"
         # shellcheck disable=SC2086
         jmh "$OUT/getput-$c-t$t-s$s.json" "$OUT/logs/getput-$c-t$t-s$s.log" "$c" "$s" \
-          'dev.larder.bench.GetPutBenchmark' -p cache="$c" -p size="$s" -t "$t" -bm "$MODES" \
+          'dev.larder.bench.GetPutBenchmark.(get|putOverwrite|putInsert)$' -p cache="$c" -p size="$s" -t "$t" -bm "$MODES" \
           "${prof_args[@]}" $JMH_OPTS
       done; done; done ;;
     zerocopy)

@@ -32,6 +32,11 @@ import org.openjdk.jmh.infra.ThreadParams;
  *       of those "inserts" already present, so half of them were cheap overwrites. With the pool
  *       below they find 0% present at 10K (four passes) and at 1M 1.3% and 0.6% on the second
  *       pass, the first that can find any (measured 2026-11-24 by a put-by-put count).
+ *   <li>{@code putResize}: replaces the value of a uniformly random present key with one of
+ *       {@link #RESIZE_SIZES} lengths from 3/4 to 5/4 of {@code valueSize}, taking turns, so 7 in
+ *       8 puts change the key's value length (a document that gains a field, a list that grows).
+ *       Run by hand ({@code bench.sh} publishes the three above), e.g. {@code java -jar
+ *       larder-bench/target/benchmarks.jar 'GetPutBenchmark.putResize$' -p cache=larder,ohc}.
  * </ul>
  *
  * <p>{@code keyInstances}: {@code same} (the default, and what {@code bench.sh} runs) has
@@ -133,6 +138,10 @@ public class GetPutBenchmark {
     public static class ThreadState {
         long seed;
         byte[] value;
+        /** Values of {@link #RESIZE_SIZES} lengths around {@code valueSize}, for {@code putResize}. */
+        byte[][] resized;
+
+        int resizeTurn;
         int insertNext;
         int insertStride;
 
@@ -140,6 +149,10 @@ public class GetPutBenchmark {
         public void setUp(GetPutBenchmark bench, ThreadParams threads) {
             seed = 0x9E3779B97F4A7C15L * (threads.getThreadIndex() + 1);
             value = Keys.value(-1 - threads.getThreadIndex(), bench.valueSize);
+            resized = new byte[RESIZE_SIZES][];
+            for (int i = 0; i < RESIZE_SIZES; i++) {
+                resized[i] = Keys.value(-1 - threads.getThreadIndex(), resizedLength(bench.valueSize, i));
+            }
             insertNext = threads.getThreadIndex();
             insertStride = threads.getThreadCount();
         }
@@ -172,6 +185,19 @@ public class GetPutBenchmark {
     @Benchmark
     public void putOverwrite(ThreadState t) {
         target.put(presentKeys[t.nextIndex(size)], t.value);
+    }
+
+    /** How many value lengths {@code putResize} takes turns with. */
+    static final int RESIZE_SIZES = 8;
+
+    /** The {@code i}-th length of {@code putResize}: from 3/4 of {@code valueSize} to 5/4, evenly. */
+    static int resizedLength(int valueSize, int i) {
+        return Math.max(1, valueSize * 3 / 4 + (valueSize / 2) * i / (RESIZE_SIZES - 1));
+    }
+
+    @Benchmark
+    public void putResize(ThreadState t) {
+        target.put(presentKeys[t.nextIndex(size)], t.resized[t.resizeTurn++ & (RESIZE_SIZES - 1)]);
     }
 
     @Benchmark

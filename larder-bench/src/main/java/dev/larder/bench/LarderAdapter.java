@@ -19,8 +19,8 @@ final class LarderAdapter implements BenchCache {
     final LarderCache<String, byte[]> cache;
 
     LarderAdapter(long entries, int valueBytes) {
-        long bytes =
-                MemoryEstimator.estimate(entries, Keys.KEY_BYTES, valueBytes).recommendedMaximumBytes();
+        long bytes = (long) (ROOM
+                * MemoryEstimator.estimate(entries, Keys.KEY_BYTES, valueBytes).recommendedMaximumBytes());
         LarderBuilder<String, byte[]> builder = Larder.newBuilder(Codecs.utf8(), Codecs.bytes())
                 .maximumBytes(bytes)
                 .maximumEntries(entries) // the same entry bound as the on-heap caches get
@@ -37,6 +37,13 @@ final class LarderAdapter implements BenchCache {
      * ({@code LarderBuilder.partitions}) instead of the default for the machine, for A/B runs.
      */
     static final int PARTITIONS = Integer.getInteger("larder.bench.partitions", -1);
+
+    /**
+     * {@code -Dlarder.bench.room=F}: the budget is F times the estimator's recommendation (1 by
+     * default), for runs of a cache with bytes to spare (values that change length are padded
+     * and rewritten in place only then; docs/ARCHITECTURE.md §2).
+     */
+    static final double ROOM = Double.parseDouble(System.getProperty("larder.bench.room", "1"));
 
     /**
      * {@code -Dlarder.bench.adviseHugePages=true}: the cache asks for huge pages

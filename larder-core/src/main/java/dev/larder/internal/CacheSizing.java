@@ -18,6 +18,15 @@ public record CacheSizing(int pageSize, int shards, int writerStripes, int initi
      */
     public static final double COMPACT_BELOW = 0.8;
 
+    /**
+     * An overwrite that changes a value's length pads its new record (room to change length in
+     * place again) only while live records fill less than this share of the budget's room for
+     * records: padding is worth its bytes only where they are spare. Below {@link #COMPACT_BELOW},
+     * so that once the pages fill, compaction, not eviction, keeps up with the dead records the
+     * padding stops leaving.
+     */
+    public static final double PAD_BELOW = 0.7;
+
     /** Pages per budget: enough that a few partly filled pages cost about 1% of it. */
     static final int TARGET_PAGES = 2048;
 

@@ -170,6 +170,9 @@ final class Evictor {
      */
     boolean makeRoom(Goal goal, long bytes) {
         forgetVictim(); // the caller drained the access buffers into the sketch
+        if (goal != Goal.ENTRY) {
+            judgePadding(); // bytes are short: padding may have to stop (not per batch of inserts)
+        }
         int batch = goal == Goal.PAGE ? pageBatch() : goal == Goal.ENTRY ? entryBatch() : 1;
         // Compaction frees pages, so it serves a writer waiting for a page; a large value or
         // the index needs budget, which only eviction of live entries gives back for sure.
@@ -336,6 +339,7 @@ final class Evictor {
      * what waits for a grace period.
      */
     void routine(boolean freePages) {
+        judgePadding();
         expirePages(4);
         dropDeadEverywhere(256);
         if (!full()) {
@@ -796,6 +800,11 @@ final class Evictor {
             if (slot < 0) {
                 return Step.DROPPED;
             }
+            if (h.padded()) {
+                // Parsed without the lock: its value's length may have changed since (its key,
+                // end and every offset cannot; see RecordLayout). Under the lock it cannot.
+                h.parse(segment, store.offset(location), store.pageSize(), store.shapes());
+            }
             boolean expired =
                     h.expires() && cache.ticker.read() - RecordLayout.readDeadline(segment, h.deadlineOffset) >= 0;
             int recordBytes = (int) (h.end - store.offset(location));
@@ -900,8 +909,12 @@ final class Evictor {
             int access) {
         boolean expires = h.expires();
         int format = h.layout & RecordLayout.FORMAT_MASK; // the shapes never change: the copy keeps it
-        long target =
-                store.reserve(store.evictorStripe(toQueue), format, h.keyLength, h.valueLength, expires, h.large());
+        // A padded copy keeps room for its value to change length, trimmed if the value shrank,
+        // and none while the budget has none to spare (see NativeCache.resizeInPlace).
+        int room = h.padded() && cache.resizeInPlace
+                ? Math.min(h.capacity, NativeCache.paddedCapacity(h.capacity, h.valueLength))
+                : h.valueLength;
+        long target = store.reserve(store.evictorStripe(toQueue), format, h.keyLength, room, expires, h.large());
         if (target == PageStore.NO_PAGE) {
             return false;
         }
@@ -914,18 +927,19 @@ final class Evictor {
                 format,
                 h.keyLength,
                 h.valueLength,
+                room,
                 h.large(),
                 expires,
                 (h.layout & RecordLayout.FIXED_TTL) != 0,
                 deadline);
-        long payload = h.end - h.keyOffset;
+        long payload = h.keyLength + (h.large() ? RecordLayout.EXTENT_ID_BYTES : h.valueLength);
         MemorySegment.copy(segment, h.keyOffset, to, keyAt, payload);
         RecordLayout.setAccess(to, at, access);
         RecordLayout.markDecided(to, at); // before the word is published: see RecordLayout
         if (expires) {
             store.noteDeadline(target, deadline);
         }
-        int newBytes = (int) (keyAt + payload - at);
+        int newBytes = (int) (keyAt + h.keyLength + (h.large() ? RecordLayout.EXTENT_ID_BYTES : room) - at);
         shard.relocate(slot, target, recordBytes, newBytes);
         return true;
     }
@@ -971,13 +985,22 @@ final class Evictor {
     /** Share of the log's pages that live records fill. */
     private double liveShare() {
         long allocated = store.allocatedBytes();
-        if (allocated == 0) {
-            return 1.0;
-        }
+        return allocated == 0 ? 1.0 : (double) liveBytes() / allocated;
+    }
+
+    private long liveBytes() {
         long live = 0;
         for (IndexShard shard : cache.shards) {
             live += shard.liveBytes();
         }
-        return (double) live / allocated;
+        return live;
+    }
+
+    /** Sets {@link NativeCache#resizeInPlace} from the live records' share of the budget's room. */
+    private void judgePadding() {
+        boolean pad = liveBytes() < CacheSizing.PAD_BELOW * cache.recordRoom();
+        if (pad != cache.resizeInPlace) {
+            cache.resizeInPlace = pad;
+        }
     }
 }

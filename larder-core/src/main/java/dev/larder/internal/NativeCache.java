@@ -851,12 +851,16 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         IndexShard shard = shardFor(hash);
         boolean counted = false;
         boolean done = false;
+        int capacity = -1; // a padded record's capacity, when the key's value changes length
         try {
             if (!isLarge && inPlaceWrites && valueLength <= IN_PLACE_MAX_VALUE && previous == null) {
                 long outcome =
                         rewriteInPlace(shard, hash, ks, value, valueLength, expires, fixedTtl, deadline, condition);
                 counted = true; // by rewriteInPlace, whenever it returns
-                if (outcome != NOT_IN_PLACE) {
+                if (outcome == RESIZE) {
+                    // Padded while the budget has room to spare; else exact, in the usual format.
+                    capacity = resizeInPlace ? paddedCapacity(ks.header.capacity, valueLength) : -1;
+                } else if (outcome != NOT_IN_PLACE) {
                     done = outcome != FAILED;
                     if (done) {
                         afterWrite(ks, false);
@@ -869,7 +873,18 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                 counted = true;
             }
             long outcome = append(
-                    ks, hash, shard, value, valueLength, expires, fixedTtl, deadline, isLarge, condition, previous);
+                    ks,
+                    hash,
+                    shard,
+                    value,
+                    valueLength,
+                    capacity,
+                    expires,
+                    fixedTtl,
+                    deadline,
+                    isLarge,
+                    condition,
+                    previous);
             done = outcome != FAILED;
             return outcome;
         } finally {
@@ -879,13 +894,18 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         }
     }
 
-    /** The write by appending a new record to the log, then swapping the index word to it. */
+    /**
+     * The write by appending a new record to the log, then swapping the index word to it. With
+     * a {@code capacity} (else -1) the record is padded to it ({@link RecordLayout#FORMAT_PADDED}),
+     * if that fits a page.
+     */
     private long append(
             KeyScratch ks,
             long hash,
             IndexShard shard,
             V value,
             int valueLength,
+            int capacity,
             boolean expires,
             boolean fixedTtl,
             long deadline,
@@ -893,7 +913,10 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             long condition,
             Object[] previous) {
         int keyLength = ks.length;
-        int format = store.shapes().formatFor(keyLength, valueLength, isLarge);
+        boolean padded = capacity >= valueLength
+                && RecordLayout.maxPaddedRecordSize(keyLength, capacity, expires) <= sizing.pageSize();
+        int room = padded ? capacity : valueLength;
+        int format = padded ? RecordLayout.FORMAT_PADDED : store.shapes().formatFor(keyLength, valueLength, isLarge);
         long extent = -1;
         if (isLarge) {
             extent = allocateLarge(valueLength);
@@ -906,7 +929,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         }
         int stripe = (int) Thread.currentThread().threadId() & (store.writerStripes() - 1);
         for (; ; ) {
-            long location = reserve(stripe, format, keyLength, valueLength, expires, isLarge);
+            long location = reserve(stripe, format, keyLength, room, expires, isLarge);
             if (expires) {
                 store.noteDeadline(location, deadline);
             }
@@ -915,7 +938,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             int recordBytes;
             try {
                 long keyAt = RecordLayout.writeHeader(
-                        page, offset, format, keyLength, valueLength, isLarge, expires, fixedTtl, deadline);
+                        page, offset, format, keyLength, valueLength, room, isLarge, expires, fixedTtl, deadline);
                 MemorySegment.copy(ks.bytes, 0, page, ValueLayout.JAVA_BYTE, keyAt, keyLength);
                 long valueAt = keyAt + keyLength;
                 if (isLarge) {
@@ -923,7 +946,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                     recordBytes = (int) (valueAt + RecordLayout.EXTENT_ID_BYTES - offset);
                 } else {
                     writeValue(value, page, valueAt, valueLength);
-                    recordBytes = (int) (valueAt + valueLength - offset);
+                    recordBytes = (int) (valueAt + room - offset);
                 }
             } catch (Throwable t) {
                 RecordLayout.markDecided(page, offset); // abandoned: dead bytes
@@ -953,17 +976,55 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
     private static final long NOT_IN_PLACE = -8;
 
     /**
+     * {@link #rewriteInPlace}'s answer when the key's record holds a value of another length that
+     * does not fit it: the write appends a padded record ({@link #paddedCapacity}), whose later
+     * overwrites of other lengths up to its capacity are rewritten in place. The key's header
+     * stays parsed in the scratch's.
+     */
+    private static final long RESIZE = -9;
+
+    /**
+     * Whether overwrites that change a value's length pad their records and rewrite padded ones
+     * in place: while live records fill less than {@link CacheSizing#PAD_BELOW} of {@link
+     * #recordRoom()}. Past that, such an overwrite appends a record of its exact length, as every
+     * one did before padding: records rewritten in place stay in the oldest pages, which
+     * compaction must then copy nearly whole, and two writers changing lengths in a cache sized
+     * for their average outran it and evicted most entries (docs/speed-work.md, twenty-third
+     * session). Judged by the evictor at each maintenance pass; a stale answer costs a few bytes
+     * or a copy, never correctness.
+     */
+    volatile boolean resizeInPlace = true;
+
+    /**
+     * The capacity of a padded record for a value of {@code length} bytes whose key's record had
+     * room for {@code previous}: a sixteenth more than the value, or what the record had if that
+     * is more, up to twice the value (so a value that shrank for good wastes at most its own
+     * size, and one that goes back and forth settles in one record); never above {@link
+     * #IN_PLACE_MAX_VALUE}, past which nothing is rewritten in place.
+     */
+    static int paddedCapacity(int previous, int length) {
+        if (length >= IN_PLACE_MAX_VALUE) {
+            return length;
+        }
+        int grown = length + (length >>> 4);
+        int kept = Math.min(previous, 2 * length);
+        return Math.min(Math.max(grown, kept), IN_PLACE_MAX_VALUE);
+    }
+
+    /**
      * Values up to this many bytes may be rewritten in place; a longer rewrite would keep the
      * shard's optimistic readers retrying for longer than appending costs.
      */
     static final int IN_PLACE_MAX_VALUE = 4 * 1024;
 
     /**
-     * Rewrites the key's live record in place when the new value has exactly the record's shape
-     * (same value length, expiry kind; never a large value): no new record, no copy forward later,
-     * no dead bytes. Returns the replaced location, {@link #FAILED}, or {@link #NOT_IN_PLACE}
-     * when the write must append (no such record, another shape, or someone who must not see the
-     * bytes change is looking).
+     * Rewrites the key's live record in place when the new value fits it (the same value length,
+     * or one up to a padded record's capacity; the same expiry kind; never a large value): no new
+     * record, no copy forward later, no dead bytes. Returns the replaced location, {@link
+     * #FAILED}, {@link #RESIZE} when the key's record holds a value of another length that cannot
+     * be rewritten in place, or {@link #NOT_IN_PLACE} when the write must append for another
+     * reason (no such record, another expiry kind, or someone who must not see the bytes change
+     * is looking).
      *
      * <p>Under the shard's lock, between {@link IndexShard#beginChangeFenced} and {@link
      * IndexShard#endChange}: optimistic readers of the shard see the seq move and retry. Readers in
@@ -985,6 +1046,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         RecordLayout.Header h = ks.header;
         long outcome = NOT_IN_PLACE;
         boolean present = false;
+        boolean resize = false;
         // The lock first, then the look: no seqlock read to validate, no second walk for the
         // slot, and the few instructions left after the record's miss let the next call's misses
         // start sooner (docs/speed-work.md, twenty-second session). A put that must append takes
@@ -994,11 +1056,17 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             checkOpen();
             int slot = shard.slotOf(hash, store, ks.bytes, ks.length, h);
             present = slot >= 0;
-            if (present && sameShape(h, valueLength, expires, fixedTtl)) {
-                outcome = rewriteSlot(shard, slot, h, value, expires, deadline, condition);
+            if (present && sameKind(h, expires, fixedTtl)) {
+                resize = h.valueLength != valueLength;
+                if (!resize || (resizeInPlace && fitsPadded(h, valueLength))) {
+                    outcome = rewriteSlot(shard, slot, h, value, valueLength, expires, deadline, condition);
+                }
             }
         } finally {
             shard.lock.unlock();
+        }
+        if (outcome == NOT_IN_PLACE && resize) {
+            outcome = RESIZE;
         }
         // Counted once the look told whether the key is present (no ghost to look for) and hot
         // (sampled), outside the lock. Taken back by the caller if the write fails.
@@ -1008,14 +1076,15 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
 
     /**
      * Under the shard's lock: rewrites the value of the record in {@code slot}, parsed into
-     * {@code h} and of the write's shape, unless it expired, the condition fails or someone is
-     * looking (see {@link #rewriteInPlace}).
+     * {@code h} and with room for the write's {@code valueLength} bytes, unless it expired, the
+     * condition fails or someone is looking (see {@link #rewriteInPlace}).
      */
     private long rewriteSlot(
             IndexShard shard,
             int slot,
             RecordLayout.Header h,
             V value,
+            int valueLength,
             boolean expires,
             long deadline,
             long condition) {
@@ -1027,6 +1096,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             return FAILED;
         }
         MemorySegment page = store.page(current);
+        boolean resized = valueLength != h.valueLength;
         shard.beginChangeFenced();
         try {
             if (!epochs.idle() || !shard.noPendingUpdates()) {
@@ -1035,6 +1105,9 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             if (expires) {
                 RecordLayout.writeDeadline(page, h.deadlineOffset, deadline);
             }
+            if (resized) {
+                RecordLayout.writeValueLength(page, h, valueLength); // a padded record: nothing else moves
+            }
             valueCodec.write(value, page, h.valueOffset); // exactly the value's length, cannot fail
         } finally {
             shard.endChange();
@@ -1042,16 +1115,32 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         if (expires) {
             store.noteDeadline(current, deadline);
         }
-        RecordLayout.recordAccess(page, store.offset(current)); // an update is an access, as in Caffeine
+        if (!resized) {
+            // An update is an access, as in Caffeine. Not a change of length: that appended a
+            // fresh record before, which no read had marked; marked, every record a workload of
+            // changing lengths rewrites is owed a second chance, and in a log a second chance is
+            // a copy: two writers changing lengths at 10K entries had compaction copy the whole
+            // cache over and over, fall behind and evict 80% of it (docs/speed-work.md).
+            RecordLayout.recordAccess(page, store.offset(current));
+        }
         return current;
     }
 
-    /** Whether the record parsed into {@code h} has the shape of the record a write would make. */
-    private static boolean sameShape(RecordLayout.Header h, int valueLength, boolean expires, boolean fixedTtl) {
-        return !h.large()
-                && h.valueLength == valueLength
-                && h.expires() == expires
-                && ((h.layout & RecordLayout.FIXED_TTL) != 0) == fixedTtl;
+    /**
+     * Whether a value of {@code valueLength} bytes may be rewritten into the padded record parsed
+     * into {@code h}: up to its capacity, and at least half of it, so that a value that shrank
+     * wastes at most its own length (a smaller one appends a record of {@link #paddedCapacity}).
+     */
+    private static boolean fitsPadded(RecordLayout.Header h, int valueLength) {
+        return h.padded() && valueLength <= h.capacity && 2L * valueLength >= h.capacity;
+    }
+
+    /**
+     * Whether the record parsed into {@code h} holds a small value and has the expiry kind of the
+     * record a write would make.
+     */
+    private static boolean sameKind(RecordLayout.Header h, boolean expires, boolean fixedTtl) {
+        return !h.large() && h.expires() == expires && ((h.layout & RecordLayout.FIXED_TTL) != 0) == fixedTtl;
     }
 
     private void writeValue(V value, MemorySegment target, long offset, int length) {
@@ -1198,9 +1287,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
     private void checkFits(int keyLength, int valueLength, boolean expires, boolean isLarge) {
         long recordBytes = RecordLayout.maxRecordSize(keyLength, valueLength, expires, isLarge);
         long largeBytes = isLarge ? Math.max(8, valueLength) : 0;
-        // Room left for records once the index, the policy (sketch and ghost lists) and three
-        // pages (a writer's and the evictor's two) are set aside.
-        long room = budget.maximum() - indexBytes() - policy.bytes() - 3L * sizing.pageSize();
+        long room = recordRoom();
         if (recordBytes > sizing.pageSize() || largeBytes > room) {
             stats.rejectedPuts.increment();
             String where = partitionsOf == 1
@@ -1211,6 +1298,14 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                     + " value bytes cannot fit in " + where + ", of which " + Math.max(0, room)
                     + " can hold one value");
         }
+    }
+
+    /**
+     * The budget's room for records: what is left once the index, the policy (sketch and ghost
+     * lists) and three pages (a writer's and the evictor's two) are set aside.
+     */
+    long recordRoom() {
+        return budget.maximum() - indexBytes() - policy.bytes() - 3L * sizing.pageSize();
     }
 
     private long reserve(int stripe, int format, int keyLength, int valueLength, boolean expires, boolean isLarge) {

@@ -16,14 +16,28 @@ import java.nio.ByteOrder;
  *  0       1     layout    bit 7 DECIDED, bit 6 LARGE, bit 5 EXPIRES, bit 4 FIXED_TTL,
  *                          bits 2-3 ACCESS (recent reads, 0..3), bits 0-1 format:
  *                          1 = lengths follow as varints, 2 and 3 = the cache's first and
- *                          second learned shape (no lengths stored)
- *  1       1-3   keyLength    format 1 only: LEB128 varint, 1..{@value #MAX_KEY_LENGTH}
- *  .       1-5   valueLength  format 1 only: LEB128 varint, 0..2^31-1
+ *                          second learned shape (no lengths stored), 0 (only with DECIDED) =
+ *                          padded: lengths and the value's capacity follow as varints
+ *  1       1-3   keyLength    formats 1 and 0: LEB128 varint, 1..{@value #MAX_KEY_LENGTH}
+ *  .       1-5   valueLength  formats 1 and 0: LEB128 varint, 0..2^31-1; in format 0 always
+ *                             as many bytes as the capacity's varint (zero-padded LEB128)
+ *  .       1-5   capacity     format 0 only: LEB128 varint, valueLength..2^31-1
  *  .       0-7   padding      only with EXPIRES: to the next 8-byte boundary
  *  .       8     deadline     only with EXPIRES: ticker nanos after which the entry is dead
  *  .       k     key bytes
  *  .       v|8   value bytes, or with LARGE the id of the extent that holds them
+ *  .       c-v   format 0 only: room for the value to grow into (never read)
  * </pre>
+ *
+ * <p><b>Padded records</b> (format 0) hold a value whose length changed: an overwrite of another
+ * length appends its record padded to a capacity ({@code NativeCache#paddedCapacity}), and later
+ * overwrites up to that capacity rewrite it in place, changing only the value's bytes and its
+ * length's varint. The varint keeps its width, so every other byte of the header, the key's
+ * offset and the record's end never change: the evictor, which walks the log without the shard's
+ * lock, parses the same record boundaries and key before and after such a rewrite, and reads the
+ * value's length again under the lock before it uses it. Format 0 is only ever read with
+ * DECIDED set: an undecided record's layout byte may be 0 while it is written, as it reads on a
+ * page not yet written.
  *
  * <p>The layout byte is written last, without DECIDED. The writer sets DECIDED under the
  * shard lock, before it publishes the index word (or when it abandons the record): the evictor
@@ -35,6 +49,11 @@ import java.nio.ByteOrder;
  * layout byte means "reserved, not yet written".
  */
 public final class RecordLayout {
+    /**
+     * Only with DECIDED: the lengths and the value's capacity follow the layout byte as varints
+     * (a record that may be rewritten in place at another value length; see above).
+     */
+    public static final int FORMAT_PADDED = 0;
     /** The lengths follow the layout byte as varints. */
     public static final int FORMAT_VARINT = 1;
     /** The record has the cache's first learned shape: no lengths stored. */
@@ -75,14 +94,22 @@ public final class RecordLayout {
         return 5;
     }
 
-    /** Bytes of the lengths after the layout byte: none for a shaped record. */
+    /**
+     * Bytes of the lengths after the layout byte: none for a shaped record; for a padded one
+     * ({@code valueLength} is then its capacity) the key's length, the value's and the capacity.
+     */
     private static int lengthsSize(int format, int keyLength, int valueLength) {
-        return format == FORMAT_VARINT ? varintSize(keyLength) + varintSize(valueLength) : 0;
+        return switch (format) {
+            case FORMAT_VARINT -> varintSize(keyLength) + varintSize(valueLength);
+            case FORMAT_PADDED -> varintSize(keyLength) + 2 * varintSize(valueLength);
+            default -> 0;
+        };
     }
 
     /**
      * Offset of the key from the record's start, for a record at {@code recordOffset} (which
-     * fixes the deadline's padding).
+     * fixes the deadline's padding). For {@link #FORMAT_PADDED}, {@code valueLength} is the
+     * value's capacity, as in {@link #recordSize}.
      */
     public static int keyOffset(long recordOffset, int format, int keyLength, int valueLength, boolean expires) {
         int lengths = LENGTHS_OFFSET + lengthsSize(format, keyLength, valueLength);
@@ -110,7 +137,18 @@ public final class RecordLayout {
         return size;
     }
 
-    /** Exact size of a record placed at {@code recordOffset}. */
+    /**
+     * Upper bound of a padded record's size with room for {@code capacity} value bytes,
+     * whatever its offset.
+     */
+    public static int maxPaddedRecordSize(int keyLength, int capacity, boolean expires) {
+        return maxRecordSize(keyLength, capacity, expires, false) + varintSize(capacity);
+    }
+
+    /**
+     * Exact size of a record placed at {@code recordOffset}; for {@link #FORMAT_PADDED}, {@code
+     * valueLength} is the value's capacity.
+     */
     public static int recordSize(
             long recordOffset, int format, int keyLength, int valueLength, boolean expires, boolean large) {
         return keyOffset(recordOffset, format, keyLength, valueLength, expires)
@@ -133,13 +171,42 @@ public final class RecordLayout {
             boolean expires,
             boolean fixedTtl,
             long deadline) {
+        return writeHeader(
+                page, offset, format, keyLength, valueLength, valueLength, large, expires, fixedTtl, deadline);
+    }
+
+    /**
+     * {@link #writeHeader(MemorySegment, long, int, int, int, boolean, boolean, boolean, long)}
+     * with the value's {@code capacity}, which only {@link #FORMAT_PADDED} stores (and which must
+     * then be at least {@code valueLength}; a padded record is never large).
+     */
+    public static long writeHeader(
+            MemorySegment page,
+            long offset,
+            int format,
+            int keyLength,
+            int valueLength,
+            int capacity,
+            boolean large,
+            boolean expires,
+            boolean fixedTtl,
+            long deadline) {
         int layout = format | (large ? LARGE : 0) | (expires ? EXPIRES : 0) | (fixedTtl ? FIXED_TTL : 0);
         long p = offset + LENGTHS_OFFSET;
         if (format == FORMAT_VARINT) {
             p = writeVarint(page, p, keyLength);
             p = writeVarint(page, p, valueLength);
+        } else if (format == FORMAT_PADDED) {
+            if (large || valueLength < 0 || capacity < valueLength) {
+                throw new IllegalArgumentException("a padded record holds a small value of at most its capacity: value "
+                        + valueLength + ", capacity " + capacity + (large ? ", large" : ""));
+            }
+            p = writeVarint(page, p, keyLength);
+            int width = varintSize(capacity);
+            writeVarintOfWidth(page, p, valueLength, width);
+            p = writeVarint(page, p + width, capacity);
         } else if (format != FORMAT_SHAPE_0 && format != FORMAT_SHAPE_1) {
-            throw new IllegalArgumentException("record format must be 1, 2 or 3: " + format);
+            throw new IllegalArgumentException("record format must be 0, 1, 2 or 3: " + format);
         }
         long key = p;
         if (expires) {
@@ -149,6 +216,19 @@ public final class RecordLayout {
         }
         BYTE_HANDLE.setRelease(page, offset + LAYOUT_OFFSET, (byte) layout);
         return key;
+    }
+
+    /**
+     * Sets the value length of the padded record parsed into {@code h} (its value's bytes are the
+     * caller's to write): the varint keeps its width, so nothing else in the record moves.
+     */
+    public static void writeValueLength(MemorySegment page, Header h, int valueLength) {
+        if (!h.padded() || valueLength < 0 || valueLength > h.capacity) {
+            throw new IllegalArgumentException("value length " + valueLength + " does not fit the record at "
+                    + h.valueLengthOffset + " (capacity " + h.capacity + (h.padded() ? "" : ", not padded") + ")");
+        }
+        writeVarintOfWidth(page, h.valueLengthOffset, valueLength, varintSize(h.capacity));
+        h.valueLength = valueLength;
     }
 
     /** Marks the record decided: its index word is installed, or it was abandoned. */
@@ -226,6 +306,15 @@ public final class RecordLayout {
         return true;
     }
 
+    /** Writes {@code value} as a LEB128 varint of exactly {@code width} bytes (zero-padded). */
+    private static void writeVarintOfWidth(MemorySegment page, long at, int value, int width) {
+        for (int i = 0; i < width - 1; i++) {
+            page.set(BYTE, at + i, (byte) ((value & 0x7F) | 0x80));
+            value >>>= 7;
+        }
+        page.set(BYTE, at + width - 1, (byte) value);
+    }
+
     private static long writeVarint(MemorySegment page, long at, int value) {
         while ((value & ~0x7F) != 0) {
             page.set(BYTE, at++, (byte) ((value & 0x7F) | 0x80));
@@ -243,6 +332,10 @@ public final class RecordLayout {
         public int layout;
         public int keyLength;
         public int valueLength;
+        /** Value bytes the record has room for: {@link #valueLength} unless padded. */
+        public int capacity;
+        /** Absolute offset of a padded record's value length varint, or -1. */
+        public long valueLengthOffset;
         /** Absolute offset of the deadline, or -1 without EXPIRES. */
         public long deadlineOffset;
 
@@ -258,6 +351,11 @@ public final class RecordLayout {
 
         public boolean expires() {
             return (layout & EXPIRES) != 0;
+        }
+
+        /** Whether the record is {@link #FORMAT_PADDED}: its value may change length in place. */
+        public boolean padded() {
+            return (layout & FORMAT_MASK) == FORMAT_PADDED;
         }
 
         /**
@@ -279,6 +377,9 @@ public final class RecordLayout {
                 if (format >= FORMAT_SHAPE_0) {
                     return shaped(offset, limit, shapes, format);
                 }
+                if (format == FORMAT_PADDED) {
+                    return padded(page, offset, limit);
+                }
                 int at = 1;
                 int b = (int) (w >>> 8) & 0xFF;
                 k = b & 0x7F;
@@ -294,34 +395,64 @@ public final class RecordLayout {
                         v |= (b & 0x7F) << shift;
                     }
                     if ((b & 0x80) == 0) {
-                        checkFormat(offset);
-                        return finish(offset, k, v, offset + at + 1, limit);
+                        return finish(offset, k, v, v, offset + at + 1, limit);
                     }
                 }
             }
             layout = (byte) BYTE_HANDLE.getAcquire(page, offset + LAYOUT_OFFSET) & 0xFF;
-            checkFormat(offset);
             int format = layout & FORMAT_MASK;
             if (format >= FORMAT_SHAPE_0) {
                 return shaped(offset, limit, shapes, format);
             }
+            if (format == FORMAT_PADDED) {
+                return padded(page, offset, limit);
+            }
             p = offset + LENGTHS_OFFSET;
-            k = 0;
+            k = readVarint(page, p);
+            p = varintEnd;
+            v = readVarint(page, p);
+            return finish(offset, k, v, v, varintEnd, limit);
+        }
+
+        /** Where the last {@link #readVarint} ended (absolute), so that reading allocates nothing. */
+        private long varintEnd;
+
+        private int readVarint(MemorySegment page, long p) {
+            int value = 0;
             int shift = 0;
             int b;
             do {
                 b = page.get(BYTE, p++);
-                k |= (b & 0x7F) << shift;
+                value |= (b & 0x7F) << shift;
                 shift += 7;
             } while ((b & 0x80) != 0 && shift < 35);
-            v = 0;
-            shift = 0;
-            do {
-                b = page.get(BYTE, p++);
-                v |= (b & 0x7F) << shift;
-                shift += 7;
-            } while ((b & 0x80) != 0 && shift < 35);
-            return finish(offset, k, v, p, limit);
+            varintEnd = p;
+            return value;
+        }
+
+        /** Parses a {@link #FORMAT_PADDED} record, whose layout byte is in {@link #layout}. */
+        private Header padded(MemorySegment page, long offset, long limit) {
+            if ((layout & DECIDED) == 0 || (layout & LARGE) != 0) {
+                throw new IllegalStateException("corrupt record at offset " + offset + ": layout byte " + layout);
+            }
+            int k = readVarint(page, offset + LENGTHS_OFFSET);
+            long lengthAt = varintEnd;
+            int v = readVarint(page, lengthAt);
+            long capacityAt = varintEnd;
+            int c = readVarint(page, capacityAt);
+            // Only the structure is checked: a reader without the shard's lock (the evictor's
+            // walk, an optimistic read) may see an in-place rewrite's digits torn, a length that
+            // is neither the old nor the new one, even one past the capacity. The widths, the
+            // key and the end never change, so the walk is safe; whoever uses the length reads it
+            // under the lock (or validates the seqlock), and writers keep it within the capacity.
+            int width = varintSize(c);
+            if (capacityAt - lengthAt != width || varintEnd - capacityAt != width) {
+                throw new IllegalStateException("corrupt record at offset " + offset + ": value length " + v + " in "
+                        + (capacityAt - lengthAt) + " bytes, capacity " + c + " in " + (varintEnd - capacityAt));
+            }
+            finish(offset, k, v, c, varintEnd, limit);
+            valueLengthOffset = lengthAt;
+            return this;
         }
 
         /**
@@ -337,12 +468,6 @@ public final class RecordLayout {
             }
         }
 
-        private void checkFormat(long offset) {
-            if ((layout & FORMAT_MASK) == 0) {
-                throw new IllegalStateException("corrupt record at offset " + offset + ": layout byte " + layout);
-            }
-        }
-
         /** Sets the fields of a shaped record from its shape (none learned: corrupt). */
         private Header shaped(long offset, long limit, RecordShapes shapes, int format) {
             long shape = shapes.shape(format);
@@ -350,13 +475,18 @@ public final class RecordLayout {
                 throw new IllegalStateException("corrupt record at offset " + offset + ": layout byte " + layout
                         + " names a record shape the cache has not learned");
             }
-            return finish(offset, (int) (shape >>> 32), (int) shape, offset + LENGTHS_OFFSET, limit);
+            return finish(offset, (int) (shape >>> 32), (int) shape, (int) shape, offset + LENGTHS_OFFSET, limit);
         }
 
-        /** Sets the fields from the lengths; {@code p} is just past the value length's varint. */
-        private Header finish(long offset, int k, int v, long p, long limit) {
+        /**
+         * Sets the fields from the lengths and the value's capacity {@code c}; {@code p} is just
+         * past the lengths.
+         */
+        private Header finish(long offset, int k, int v, int c, long p, long limit) {
             keyLength = k;
             valueLength = v;
+            capacity = c;
+            valueLengthOffset = -1;
             if (expires()) {
                 deadlineOffset = offset + deadlineOffset(offset, (int) (p - offset));
                 keyOffset = deadlineOffset + 8;
@@ -365,7 +495,7 @@ public final class RecordLayout {
                 keyOffset = p;
             }
             valueOffset = keyOffset + k;
-            end = valueOffset + (large() ? EXTENT_ID_BYTES : v);
+            end = valueOffset + (large() ? EXTENT_ID_BYTES : c);
             if (k <= 0 || k > MAX_KEY_LENGTH || v < 0 || end > limit) {
                 throw new IllegalStateException("corrupt record at offset " + offset + ": key length " + k
                         + ", value length " + v + ", end " + end + " past limit " + limit);
