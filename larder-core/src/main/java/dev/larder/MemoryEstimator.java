@@ -25,6 +25,13 @@ public final class MemoryEstimator {
     /** The load factor of an index presized with expectedEntries (see the builder). */
     static final double PRESIZED_INDEX_LOAD = IndexShard.PRESIZED_LOAD;
 
+    /**
+     * The live share of the record pages that {@link MemoryEstimate#recommendedMaximumBytesForChangingLengths}
+     * leaves before any padding: records padded up to a quarter longer (values that vary by a
+     * quarter either way) then stay under {@link CacheSizing#PAD_BELOW}.
+     */
+    static final double CHANGING_LENGTHS_LIVE_SHARE = CacheSizing.PAD_BELOW / 1.3;
+
     private MemoryEstimator() {}
 
     /** The estimate for a cache presized with {@code expectedEntries(entries)}, no expiry. */
@@ -80,8 +87,19 @@ public final class MemoryEstimator {
             long total = recordBytes + largeBytes + indexBytes + sketchBytes + slack;
             // Enough that the live share stays a margin below the compaction threshold.
             long headroom = (long) Math.ceil(pageBytes * (1 / (CacheSizing.COMPACT_BELOW - 0.05) - 1));
+            // Values that change length are padded and rewritten in place only while live records
+            // fill under PAD_BELOW of the room: start well under it, for the padding to grow into.
+            long changingHeadroom = (long) Math.ceil(pageBytes * (1 / CHANGING_LENGTHS_LIVE_SHARE - 1));
             estimate = new MemoryEstimate(
-                    entries, recordBytes, largeBytes, indexBytes, sketchBytes, slack, total, headroom);
+                    entries,
+                    recordBytes,
+                    largeBytes,
+                    indexBytes,
+                    sketchBytes,
+                    slack,
+                    total,
+                    headroom,
+                    changingHeadroom);
             budget = total + headroom;
         }
         return estimate;
@@ -107,6 +125,9 @@ public final class MemoryEstimator {
      * @param totalBytes the memory the entries occupy once written: the sum of the above
      * @param overwriteHeadroomBytes room for the dead records that overwrites leave behind until
      *     compaction reclaims them; without it, a full cache evicts live entries to make room
+     * @param changingLengthsHeadroomBytes the same for values whose length changes when they are
+     *     overwritten, with room for their records to be padded (see {@link
+     *     #recommendedMaximumBytesForChangingLengths})
      */
     public record MemoryEstimate(
             long entries,
@@ -116,7 +137,8 @@ public final class MemoryEstimator {
             long sketchBytes,
             long pageSlackBytes,
             long totalBytes,
-            long overwriteHeadroomBytes) {
+            long overwriteHeadroomBytes,
+            long changingLengthsHeadroomBytes) {
 
         /** Total bytes per entry once written. */
         public double bytesPerEntry() {
@@ -134,6 +156,17 @@ public final class MemoryEstimator {
          */
         public long recommendedMaximumBytes() {
             return totalBytes + overwriteHeadroomBytes;
+        }
+
+        /**
+         * The {@code maximumBytes} for entries whose values change length when they are
+         * overwritten (by up to about a quarter either way of the average): enough that their
+         * records are padded and such overwrites rewritten in place, as they are only while the
+         * budget has bytes to spare; with {@link #recommendedMaximumBytes()} each of them appends
+         * a new record, several times slower. About a third more than that.
+         */
+        public long recommendedMaximumBytesForChangingLengths() {
+            return totalBytes + changingLengthsHeadroomBytes;
         }
     }
 }

@@ -48,6 +48,18 @@ class MemoryEstimatorTest {
     }
 
     @Test
+    void valuesThatChangeLengthGetAboutAThirdMoreRoom() {
+        for (long entries : new long[] {10_000, 1_000_000, 100_000_000}) {
+            var e = MemoryEstimator.estimate(entries, 16, 256);
+            double ratio = (double) e.recommendedMaximumBytesForChangingLengths() / e.recommendedMaximumBytes();
+            assertThat(ratio).as("%d entries", entries).isBetween(1.3, 1.45);
+            // The padding's room: the live records fill under 55% of the pages before any padding.
+            assertThat((double) e.recordBytes() / (e.recordBytes() + e.changingLengthsHeadroomBytes()))
+                    .isLessThan(0.56);
+        }
+    }
+
+    @Test
     void rejectsBadArguments() {
         assertThatThrownBy(() -> MemoryEstimator.estimate(0, 16, 256)).hasMessageContaining("entries");
         assertThatThrownBy(() -> MemoryEstimator.estimate(1, 0, 256)).hasMessageContaining("averageKeyBytes");

@@ -204,6 +204,29 @@ class InPlaceRewriteTest {
         }
     }
 
+    @Test
+    void aPaddedRecordThatExpiresGetsItsNewDeadlineInPlace() {
+        java.util.concurrent.atomic.AtomicLong now = new java.util.concurrent.atomic.AtomicLong(1_000_000_000_000L);
+        try (LarderCache<Long, byte[]> cache = Larder.newBuilder(Codecs.longs(), Codecs.bytes())
+                .maximumBytes(16L << 20)
+                .expireAfterWrite(java.time.Duration.ofSeconds(10))
+                .ticker(now::get)
+                .build()) {
+            cache.put(5L, value(5, 0, 100));
+            cache.put(5L, value(5, 1, 120));
+            long padded = locationOf(cache, 5);
+            now.addAndGet(TimeUnit.SECONDS.toNanos(6));
+            cache.put(5L, value(5, 2, 90));
+            assertThat(locationOf(cache, 5)).as("in place").isEqualTo(padded);
+            now.addAndGet(TimeUnit.SECONDS.toNanos(6));
+            assertThat(cache.getIfPresent(5L))
+                    .as("6 s after the rewrite, 12 s after the record was written")
+                    .isEqualTo(value(5, 2, 90));
+            now.addAndGet(TimeUnit.SECONDS.toNanos(5));
+            assertThat(cache.getIfPresent(5L)).as("11 s after the rewrite").isNull();
+        }
+    }
+
     /**
      * A cache sized for its entries' average value, whose values change length on every
      * overwrite: padding every changed record to the longest length would not fit the budget
@@ -214,36 +237,80 @@ class InPlaceRewriteTest {
     void changingLengthsInACacheSizedForTheAverageKeepEveryEntry() {
         int entries = 4_000;
         long bytes = dev.larder.MemoryEstimator.estimate(entries, 8, 256).recommendedMaximumBytes();
-        try (LarderCache<Long, byte[]> cache = Larder.newBuilder(Codecs.longs(), Codecs.bytes())
+        try (LarderCache<Long, byte[]> cache = changingLengths(bytes, entries)) {
+            assertThat(internals(cache).resizeInPlace)
+                    .as("resizing in place, with live records past 70%% of the room")
+                    .isFalse();
+        }
+    }
+
+    /** The same cache sized for values that change length: their records are rewritten in place. */
+    @Test
+    void aCacheSizedForChangingLengthsRewritesThemInPlace() {
+        int entries = 4_000;
+        long bytes = dev.larder.MemoryEstimator.estimate(entries, 8, 256).recommendedMaximumBytesForChangingLengths();
+        try (LarderCache<Long, byte[]> cache = changingLengths(bytes, entries)) {
+            assertThat(internals(cache).resizeInPlace).as("resizing in place").isTrue();
+            long[] locations = new long[entries];
+            for (int k = 0; k < entries; k++) {
+                locations[k] = locationOf(cache, k);
+            }
+            int pages = internals(cache).store.pagesInLog();
+            for (int k = 0; k < entries; k++) {
+                cache.put((long) k, value(k, 1_000_000, 192 + 128 * (k % 8) / 7));
+            }
+            int moved = 0;
+            for (int k = 0; k < entries; k++) {
+                moved += locationOf(cache, k) == locations[k] ? 0 : 1;
+                assertThat(cache.getIfPresent((long) k)).isEqualTo(value(k, 1_000_000, 192 + 128 * (k % 8) / 7));
+            }
+            assertThat(moved).as("records a pass of changed lengths moved").isLessThan(entries / 10);
+            assertThat(internals(cache).store.pagesInLog()).isLessThanOrEqualTo(pages + 2);
+        }
+    }
+
+    /**
+     * Fills a cache of {@code bytes} and {@code entries} with 256-byte values, then overwrites
+     * random keys 30 times over with lengths from 192 to 320 in turn (maintenance on the writing
+     * thread); checks that every entry stayed, with its last value, within the budget.
+     */
+    private static LarderCache<Long, byte[]> changingLengths(long bytes, int entries) {
+        LarderCache<Long, byte[]> cache = Larder.newBuilder(Codecs.longs(), Codecs.bytes())
                 .maximumBytes(bytes)
                 .maximumEntries(entries)
                 .expectedEntries(entries)
                 .executor(Runnable::run)
-                .build()) {
-            for (long k = 0; k < entries; k++) {
-                cache.put(k, value(k, 0, 256));
-            }
-            int[] lengths = {192, 210, 228, 246, 265, 283, 301, 320};
-            java.util.SplittableRandom random = new java.util.SplittableRandom(7);
-            long[] versions = new long[entries];
-            int[] lengthOf = new int[entries];
-            java.util.Arrays.fill(lengthOf, 256);
-            for (int i = 0; i < 30 * entries; i++) {
-                int k = random.nextInt(entries);
-                int length = lengths[i & 7];
-                cache.put((long) k, value(k, ++versions[k], length));
-                lengthOf[k] = length;
-            }
-            cache.cleanUp();
-            assertThat(cache.stats().evictionCount()).as("evictions").isZero();
-            for (int k = 0; k < entries; k++) {
-                assertThat(cache.getIfPresent((long) k)).as("key %d", k).isEqualTo(value(k, versions[k], lengthOf[k]));
-            }
-            assertThat(cache.memoryUsed()).isLessThanOrEqualTo(bytes);
-            assertThat(internals(cache).resizeInPlace)
-                    .as("padding, with live records past 70%% of the room")
-                    .isFalse();
+                .build();
+        try {
+            fillAndChangeLengths(cache, bytes, entries);
+            return cache;
+        } catch (RuntimeException | Error e) {
+            cache.close();
+            throw e;
         }
+    }
+
+    private static void fillAndChangeLengths(LarderCache<Long, byte[]> cache, long bytes, int entries) {
+        for (long k = 0; k < entries; k++) {
+            cache.put(k, value(k, 0, 256));
+        }
+        int[] lengths = {192, 210, 228, 246, 265, 283, 301, 320};
+        java.util.SplittableRandom random = new java.util.SplittableRandom(7);
+        long[] versions = new long[entries];
+        int[] lengthOf = new int[entries];
+        java.util.Arrays.fill(lengthOf, 256);
+        for (int i = 0; i < 30 * entries; i++) {
+            int k = random.nextInt(entries);
+            int length = lengths[i & 7];
+            cache.put((long) k, value(k, ++versions[k], length));
+            lengthOf[k] = length;
+        }
+        cache.cleanUp();
+        assertThat(cache.stats().evictionCount()).as("evictions").isZero();
+        for (int k = 0; k < entries; k++) {
+            assertThat(cache.getIfPresent((long) k)).as("key %d", k).isEqualTo(value(k, versions[k], lengthOf[k]));
+        }
+        assertThat(cache.memoryUsed()).isLessThanOrEqualTo(bytes);
     }
 
     /**
