@@ -2,6 +2,7 @@ package dev.larder;
 
 import dev.larder.internal.CacheSizing;
 import dev.larder.internal.index.IndexShard;
+import dev.larder.internal.memory.LargeValueStore;
 import dev.larder.internal.memory.RecordLayout;
 import dev.larder.internal.policy.FrequencySketch;
 
@@ -74,7 +75,8 @@ public final class MemoryEstimator {
                     + (large ? RecordLayout.EXTENT_ID_BYTES : averageValueBytes)
                     + padding;
             long recordBytes = (long) Math.ceil(entries * record);
-            long largeBytes = large ? entries * (long) Math.max(8, averageValueBytes) : 0;
+            // A cache's extents come in size classes (LargeValueStore): up to a sixteenth more.
+            long largeBytes = large ? entries * LargeValueStore.classExtentBytes(averageValueBytes) : 0;
             // Records do not span pages: the tail of each page that no whole record fits is lost.
             long perPage = Math.max(1, (long) (sizing.pageSize() / Math.ceil(record)));
             long pageBytes = (entries + perPage - 1) / perPage * sizing.pageSize();

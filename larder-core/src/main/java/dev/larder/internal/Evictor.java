@@ -174,6 +174,10 @@ final class Evictor {
             judgePadding(); // bytes are short: padding may have to stop (not per batch of inserts)
         }
         int batch = goal == Goal.PAGE ? pageBatch() : goal == Goal.ENTRY ? entryBatch() : 1;
+        if (goal != Goal.ENTRY && cache.large.pooledBytes() > 0) {
+            // Extents kept for reuse hold budget that pages or the index need now.
+            cache.large.releasePooled(goal == Goal.PAGE ? (long) batch * store.pageSize() : bytes);
+        }
         // Compaction frees pages, so it serves a writer waiting for a page; a large value or
         // the index needs budget, which only eviction of live entries gives back for sure.
         boolean compact = goal == Goal.PAGE && liveShare() < CacheSizing.COMPACT_BELOW;
@@ -326,7 +330,10 @@ final class Evictor {
     private boolean met(Goal goal, long bytes, int n) {
         return switch (goal) {
             case PAGE -> store.writerCanTakePages(n);
-            case BYTES -> store.releaseFreePages(bytes);
+            case BYTES -> {
+                cache.large.releasePooled(bytes); // reclaimed extents may have been kept since
+                yield store.releaseFreePages(bytes);
+            }
             case ENTRY -> entries() <= cache.maximumEntries - n;
         };
     }

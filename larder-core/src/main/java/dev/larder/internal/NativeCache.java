@@ -1286,7 +1286,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
 
     private void checkFits(int keyLength, int valueLength, boolean expires, boolean isLarge) {
         long recordBytes = RecordLayout.maxRecordSize(keyLength, valueLength, expires, isLarge);
-        long largeBytes = isLarge ? Math.max(8, valueLength) : 0;
+        long largeBytes = isLarge ? large.extentBytes(valueLength) : 0;
         long room = recordRoom();
         if (recordBytes > sizing.pageSize() || largeBytes > room) {
             stats.rejectedPuts.increment();
@@ -1324,7 +1324,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             if (id >= 0) {
                 return id;
             }
-            makeRoom(Evictor.Goal.BYTES, Math.max(8, valueLength));
+            makeRoom(Evictor.Goal.BYTES, large.extentBytes(valueLength));
         }
     }
 

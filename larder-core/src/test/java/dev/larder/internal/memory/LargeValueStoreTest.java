@@ -13,10 +13,13 @@ import org.junit.jupiter.api.Test;
 
 class LargeValueStoreTest {
 
+    // The first tests are of a store that keeps no freed extent (pool limit 0): exact sizes, and
+    // a free returns the budget at once. Those after them are of the pool.
+
     @Test
     void allocateReservesBudgetAndGivesZeroedExtents() {
         MemoryBudget budget = new MemoryBudget(100_000);
-        LargeValueStore store = new LargeValueStore(budget);
+        LargeValueStore store = new LargeValueStore(budget, 0);
         long a = store.allocate(10_000);
         long b = store.allocate(0); // at least 8 bytes
         long c = store.allocate(3);
@@ -48,7 +51,7 @@ class LargeValueStoreTest {
     @Test
     void retiredExtentsStayUntilFreed() {
         MemoryBudget budget = new MemoryBudget(1 << 20);
-        LargeValueStore store = new LargeValueStore(budget);
+        LargeValueStore store = new LargeValueStore(budget, 0);
         assertThat(store.hasRetired()).isFalse();
         assertThat(store.takeRetired()).isEmpty();
         long a = store.allocate(1000);
@@ -102,7 +105,7 @@ class LargeValueStoreTest {
     @Test
     void freedIdsAreReused() {
         MemoryBudget budget = new MemoryBudget(1 << 24);
-        LargeValueStore store = new LargeValueStore(budget);
+        LargeValueStore store = new LargeValueStore(budget, 0);
         List<Long> ids = new ArrayList<>();
         for (int i = 0; i < 100; i++) { // past the initial 16 slots
             long id = store.allocate(64 + i);
@@ -159,6 +162,88 @@ class LargeValueStoreTest {
         store.free(a); // the evictor finishing late
         assertThat(budget.used()).isZero();
         assertThatThrownBy(() -> store.allocate(10)).isInstanceOf(IllegalStateException.class);
+        assertThat(budget.used()).isZero();
+    }
+
+    @Test
+    void sizeClassesAreSixteenPerDoublingAndCoverEveryLength() {
+        assertThat(LargeValueStore.classSize(LargeValueStore.ceilClass(16_384))).isEqualTo(16_384);
+        assertThat(LargeValueStore.classSize(LargeValueStore.ceilClass(16_385))).isEqualTo(17_408);
+        assertThat(LargeValueStore.classSize(LargeValueStore.ceilClass(1))).isEqualTo(16);
+        for (long length = 1; length < 1 << 22; length = length * 5 / 4 + 1) {
+            long size = LargeValueStore.classSize(LargeValueStore.ceilClass(length));
+            assertThat(size).as("class of %d", length).isGreaterThanOrEqualTo(length);
+            assertThat(size).as("class of %d", length).isLessThanOrEqualTo(Math.max(16, length + length / 16));
+        }
+    }
+
+    @Test
+    void aFreedExtentIsKeptForTheNextValueOfItsClass() {
+        MemoryBudget budget = new MemoryBudget(1 << 20);
+        LargeValueStore store = new LargeValueStore(budget, 1 << 17);
+        long a = store.allocate(16_000);
+        MemorySegment first = store.segment(a);
+        assertThat(first.byteSize()).isEqualTo(16_384);
+        assertThat(budget.used()).isEqualTo(16_384);
+        store.free(a);
+        assertThat(store.pooledBytes()).isEqualTo(16_384);
+        assertThat(store.bytes()).isZero();
+        assertThat(budget.used()).as("kept, still reserved").isEqualTo(16_384);
+        first.fill((byte) 7); // still open: kept, not freed
+
+        long b = store.allocate(16_100); // the same class (15,873 to 16,384 bytes)
+        assertThat(store.segment(b).address()).isEqualTo(first.address());
+        assertThat(store.pooledBytes()).isZero();
+        assertThat(budget.used()).isEqualTo(16_384);
+        assertThat(store.segment(b, 16_100).byteSize()).isEqualTo(16_100);
+
+        long c = store.allocate(20_000); // another class: a new extent
+        assertThat(store.segment(c).address()).isNotEqualTo(first.address());
+        assertThat(budget.used()).isEqualTo(16_384 + 20_480);
+        store.freeAll();
+        assertThat(budget.used()).isZero();
+        assertThatThrownBy(() -> first.get(ValueLayout.JAVA_BYTE, 0)).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void keptExtentsStayUnderThePoolLimitAndGiveWayToReservations() {
+        MemoryBudget budget = new MemoryBudget(200_000);
+        LargeValueStore store = new LargeValueStore(budget, 40_000);
+        long[] ids = new long[8];
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = store.allocate(16_384);
+        }
+        assertThat(budget.used()).isEqualTo(8 * 16_384);
+        for (long id : ids) {
+            store.free(id);
+        }
+        assertThat(store.pooledBytes()).as("two of eight kept").isEqualTo(2 * 16_384);
+        assertThat(budget.used()).isEqualTo(2 * 16_384);
+
+        // Pages or the index need the budget: kept extents are freed, as many as that takes.
+        assertThat(budget.tryReserve(180_000)).isFalse();
+        store.releasePooled(180_000);
+        assertThat(store.pooledBytes()).as("one freed was enough").isEqualTo(16_384);
+        assertThat(budget.tryReserve(180_000)).isTrue();
+        budget.release(180_000);
+        store.releasePooled(Long.MAX_VALUE);
+        assertThat(store.pooledBytes()).isZero();
+        assertThat(budget.used()).isZero();
+        budget.tryReserve(180_000);
+
+        // A value that finds the budget held by kept extents frees them rather than fail.
+        budget.release(180_000);
+        long x = store.allocate(16_384);
+        long y = store.allocate(16_384);
+        store.free(x);
+        store.free(y);
+        assertThat(store.pooledBytes()).isEqualTo(2 * 16_384);
+        assertThat(budget.tryReserve(200_000 - 2 * 16_384)).isTrue();
+        long z = store.allocate(30_000); // another class: only the kept extents' budget is left
+        assertThat(z).isNotNegative();
+        assertThat(store.pooledBytes()).isZero();
+        store.freeAll();
+        budget.release(200_000 - 2 * 16_384);
         assertThat(budget.used()).isZero();
     }
 }
