@@ -1015,7 +1015,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
      * Values up to this many bytes may be rewritten in place; a longer rewrite would keep the
      * shard's optimistic readers retrying for longer than appending costs.
      */
-    static final int IN_PLACE_MAX_VALUE = 4 * 1024;
+    static final int IN_PLACE_MAX_VALUE = 16 * 1024;
 
     /**
      * Rewrites the key's live record in place when the new value fits it (the same value length,
