@@ -336,16 +336,8 @@ class InPlaceRewriteTest {
             AtomicInteger reads = new AtomicInteger();
             List<Thread> threads = new ArrayList<>();
             for (int w = 0; w < 2; w++) {
-                long seed = w;
-                int range = w == 0 ? hot : keys;
-                threads.add(Thread.ofPlatform().unstarted(() -> {
-                    java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
-                    long version = 1;
-                    while (!stop.get()) {
-                        long k = random.nextLong(range);
-                        cache.put(k, value(k, version++, 24 + random.nextInt(400)));
-                    }
-                }));
+                threads.add(lengthChanger(
+                        cache, stop, w, w == 0 ? hot : keys, (random, version) -> 24 + random.nextInt(400)));
             }
             for (int r = 0; r < 2; r++) {
                 long seed = 100 + r;
@@ -375,16 +367,7 @@ class InPlaceRewriteTest {
                     .as("evictions while the lengths changed")
                     .isPositive();
             assertThat(reads.get()).isPositive();
-            cache.cleanUp();
-            int present = 0;
-            for (long k = 0; k < keys; k++) {
-                byte[] v = cache.getIfPresent(k);
-                if (v != null) {
-                    check(k, v);
-                    present++;
-                }
-            }
-            assertThat(present).isPositive();
+            assertThat(checkedPresent(cache, keys)).isPositive();
             assertThat(cache.memoryUsed()).isLessThanOrEqualTo(2L << 20);
             // Still a working cache: a new key is there right after its put.
             cache.put((long) keys, value(keys, 0, 64));
@@ -454,16 +437,12 @@ class InPlaceRewriteTest {
             AtomicBoolean stop = new AtomicBoolean();
             List<Thread> threads = new ArrayList<>();
             for (int w = 0; w < 2; w++) {
-                long seed = w;
-                int range = w == 0 ? firstKeys : keys;
-                threads.add(Thread.ofPlatform().unstarted(() -> {
-                    java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
-                    long version = 1;
-                    while (!stop.get()) {
-                        long k = random.nextLong(range);
-                        cache.put(k, value(k, version++, 192 + 18 * (int) (version & 7)));
-                    }
-                }));
+                threads.add(lengthChanger(
+                        cache,
+                        stop,
+                        w,
+                        w == 0 ? firstKeys : keys,
+                        (random, version) -> 192 + 18 * (int) (version & 7)));
             }
             threads.add(Thread.ofPlatform().unstarted(() -> {
                 java.util.SplittableRandom random = new java.util.SplittableRandom(9);
@@ -477,20 +456,47 @@ class InPlaceRewriteTest {
             }));
             runFor(threads, stop, failures, 3);
             assertThat(failures).isEmpty();
-            cache.cleanUp();
-            long held = 0;
-            for (long k = 0; k < keys; k++) {
-                byte[] v = cache.getIfPresent(k);
-                if (v != null) {
-                    check(k, v);
-                    held++;
-                }
-            }
+            long held = checkedPresent(cache, keys);
             assertThat(failures).isEmpty();
             return held;
         } finally {
             maintenance.shutdownNow();
         }
+    }
+
+    /**
+     * An unstarted thread that puts values of {@code length(random, version)} bytes to random keys
+     * of [0, range) until {@code stop}, each a new version.
+     */
+    private static Thread lengthChanger(
+            LarderCache<Long, byte[]> cache,
+            AtomicBoolean stop,
+            long seed,
+            long range,
+            java.util.function.ToIntBiFunction<java.util.SplittableRandom, Long> length) {
+        return Thread.ofPlatform().unstarted(() -> {
+            java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
+            long version = 1;
+            while (!stop.get()) {
+                long k = random.nextLong(range);
+                cache.put(k, value(k, version, length.applyAsInt(random, version)));
+                version++;
+            }
+        });
+    }
+
+    /** After a clean-up, how many of the keys [0, keys) the cache holds, each value checked whole. */
+    private static long checkedPresent(LarderCache<Long, byte[]> cache, long keys) {
+        cache.cleanUp();
+        long present = 0;
+        for (long k = 0; k < keys; k++) {
+            byte[] v = cache.getIfPresent(k);
+            if (v != null) {
+                check(k, v);
+                present++;
+            }
+        }
+        return present;
     }
 
     /** An executor that runs tasks on {@code pool} and records what they throw. */
