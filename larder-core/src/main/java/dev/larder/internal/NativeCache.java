@@ -1013,7 +1013,8 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
 
     /**
      * Values up to this many bytes may be rewritten in place; a longer rewrite would keep the
-     * shard's optimistic readers retrying for longer than appending costs.
+     * shard's readers retrying for longer than appending costs. 4 KiB until 2026-11-26: 6,000-byte
+     * overwrites at 100K entries appended at 3.2 µs, and take 1.7 µs in place (OHC 1.7).
      */
     static final int IN_PLACE_MAX_VALUE = 16 * 1024;
 
