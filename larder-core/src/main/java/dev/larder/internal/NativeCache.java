@@ -2340,19 +2340,47 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
     Evictor.Removal unlinked(long location, RecordLayout.Header h, Object[] previous, RemovalCause cause) {
         boolean wantValue = previous != null && cause != RemovalCause.EXPIRED;
         Evictor.Removal removal = null;
-        if (wantValue || listener != null) {
-            Object value = decodeValue(location, h);
+        try {
+            if (wantValue || listener != null) {
+                Object value = decodeValue(location, h);
+                if (wantValue) {
+                    previous[0] = value;
+                }
+                if (listener != null) {
+                    removal = new Evictor.Removal(decodeKey(location, h), value, cause);
+                }
+            }
+        } catch (RuntimeException unreadable) {
             if (wantValue) {
-                previous[0] = value;
+                throw unreadable; // the caller asked for the value: its codec's failure is theirs
             }
-            if (listener != null) {
-                removal = new Evictor.Removal(decodeKey(location, h), value, cause);
+            // Only the listener wanted it: the removal stands, the listener is not told (it would
+            // get no value), and whoever's put or maintenance pass removed the entry is not
+            // handed the codec's exception.
+            codecFailed(cause, unreadable);
+        } finally {
+            if (h.large()) {
+                large.retire(store.page(location).get(EXTENT_ID, h.valueOffset));
             }
-        }
-        if (h.large()) {
-            large.retire(store.page(location).get(EXTENT_ID, h.valueOffset));
         }
         return removal;
+    }
+
+    /** Removals the listener was not told of because a codec could not read the entry. */
+    private final java.util.concurrent.atomic.AtomicLong unreadableRemovals =
+            new java.util.concurrent.atomic.AtomicLong();
+
+    /** Logs a removal the listener cannot be told of: the first, then at each power of two. */
+    private void codecFailed(RemovalCause cause, RuntimeException e) {
+        long n = unreadableRemovals.incrementAndGet();
+        if ((n & (n - 1)) == 0) {
+            System.getLogger(NativeCache.class.getName())
+                    .log(
+                            System.Logger.Level.WARNING,
+                            "a codec could not read an entry removed (" + cause + "); the removal listener "
+                                    + "was not told of it (" + n + " such removals so far)",
+                            e);
+        }
     }
 
     /** Tells the listener about one removal (null: nothing to tell). */
