@@ -853,9 +853,11 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         boolean done = false;
         int capacity = -1; // a padded record's capacity, when the key's value changes length
         try {
-            if (!isLarge && inPlaceWrites && valueLength <= IN_PLACE_MAX_VALUE && previous == null) {
-                long outcome =
-                        rewriteInPlace(shard, hash, ks, value, valueLength, expires, fixedTtl, deadline, condition);
+            if (inPlaceWrites
+                    && valueLength <= (isLarge ? LARGE_IN_PLACE_MAX_VALUE : IN_PLACE_MAX_VALUE)
+                    && previous == null) {
+                long outcome = rewriteInPlace(
+                        shard, hash, ks, value, valueLength, isLarge, expires, fixedTtl, deadline, condition);
                 counted = true; // by rewriteInPlace, whenever it returns
                 if (outcome == RESIZE) {
                     // Padded while the budget has room to spare; else exact, in the usual format.
@@ -1019,6 +1021,13 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
     static final int IN_PLACE_MAX_VALUE = 16 * 1024;
 
     /**
+     * Large values up to this many bytes are rewritten in place when the new one has the same
+     * length (into their extent, which no epoch reader may be reading): no extent to allocate,
+     * retire and recycle. Longer ones would hold the shard's lock for the whole copy.
+     */
+    static final int LARGE_IN_PLACE_MAX_VALUE = 64 * 1024;
+
+    /**
      * Rewrites the key's live record in place when the new value fits it (the same value length,
      * or one up to a padded record's capacity; the same expiry kind; never a large value): no new
      * record, no copy forward later, no dead bytes. Returns the replaced location, {@link
@@ -1040,6 +1049,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             KeyScratch ks,
             V value,
             int valueLength,
+            boolean isLarge,
             boolean expires,
             boolean fixedTtl,
             long deadline,
@@ -1057,9 +1067,11 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             checkOpen();
             int slot = shard.slotOf(hash, store, ks.bytes, ks.length, h);
             present = slot >= 0;
-            if (present && sameKind(h, expires, fixedTtl)) {
-                resize = h.valueLength != valueLength;
-                if (!resize || (resizeInPlace && fitsPadded(h, valueLength))) {
+            if (present && sameKind(h, isLarge, expires, fixedTtl)) {
+                resize = !h.large() && h.valueLength != valueLength;
+                if (h.large()
+                        ? h.valueLength == valueLength
+                        : !resize || (resizeInPlace && fitsPadded(h, valueLength))) {
                     outcome = rewriteSlot(shard, slot, h, value, valueLength, expires, deadline, condition);
                 }
             }
@@ -1109,7 +1121,11 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             if (resized) {
                 RecordLayout.writeValueLength(page, h, valueLength); // a padded record: nothing else moves
             }
-            valueCodec.write(value, page, h.valueOffset); // exactly the value's length, cannot fail
+            if (h.large()) { // into its extent: epoch readers, the only readers of large values, are idle
+                valueCodec.write(value, large.segment(page.get(EXTENT_ID, h.valueOffset)), 0);
+            } else {
+                valueCodec.write(value, page, h.valueOffset); // exactly the value's length, cannot fail
+            }
         } finally {
             shard.endChange();
         }
@@ -1137,11 +1153,11 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
     }
 
     /**
-     * Whether the record parsed into {@code h} holds a small value and has the expiry kind of the
-     * record a write would make.
+     * Whether the record parsed into {@code h} holds its value where the write would (inline, or
+     * in an extent when {@code large}) and has the expiry kind of the record a write would make.
      */
-    private static boolean sameKind(RecordLayout.Header h, boolean expires, boolean fixedTtl) {
-        return !h.large() && h.expires() == expires && ((h.layout & RecordLayout.FIXED_TTL) != 0) == fixedTtl;
+    private static boolean sameKind(RecordLayout.Header h, boolean large, boolean expires, boolean fixedTtl) {
+        return h.large() == large && h.expires() == expires && ((h.layout & RecordLayout.FIXED_TTL) != 0) == fixedTtl;
     }
 
     private void writeValue(V value, MemorySegment target, long offset, int length) {
