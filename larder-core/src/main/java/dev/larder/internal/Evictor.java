@@ -174,9 +174,9 @@ final class Evictor {
             judgePadding(); // bytes are short: padding may have to stop (not per batch of inserts)
         }
         int batch = goal == Goal.PAGE ? pageBatch() : goal == Goal.ENTRY ? entryBatch() : 1;
-        if (goal != Goal.ENTRY && cache.large.pooledBytes() > 0) {
-            // Extents kept for reuse hold budget that pages or the index need now.
-            cache.large.releasePooled(goal == Goal.PAGE ? (long) batch * store.pageSize() : bytes);
+        if (goal == Goal.PAGE && cache.large.pooledBytes() > 0) {
+            // Extents kept for reuse hold budget that pages need now (for bytes: see met).
+            cache.large.releasePooled((long) batch * store.pageSize());
         }
         // Compaction frees pages, so it serves a writer waiting for a page; a large value or
         // the index needs budget, which only eviction of live entries gives back for sure.
