@@ -813,7 +813,7 @@ final class Evictor {
                 h.parse(segment, store.offset(location), store.pageSize(), store.shapes());
             }
             boolean expired =
-                    h.expires() && cache.ticker.read() - RecordLayout.readDeadline(segment, h.deadlineOffset) >= 0;
+                    h.expires() && cache.maintenanceNow() - RecordLayout.readDeadline(segment, h.deadlineOffset) >= 0;
             int recordBytes = (int) (h.end - store.offset(location));
             if (!expired) {
                 if (action == Action.KEEP) {
@@ -867,7 +867,7 @@ final class Evictor {
      */
     private void expirePages(int maxPages) {
         for (int n = 0; n < maxPages; n++) {
-            long now = cache.ticker.read();
+            long now = cache.maintenanceNow();
             int expiring = store.pollExpiringPage(now);
             if (expiring < 0) {
                 return;

@@ -165,6 +165,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         this.loader = loader;
         this.listener = config.removalListener();
         this.ticker = config.ticker();
+        this.lastMaintenanceNow = ticker.read(); // a reading to fall back on from the start
         this.expireAfterWriteNanos = config.expireAfterWriteNanos();
         this.expireAfterAccessNanos = config.expireAfterAccessNanos();
         this.maximumEntries = config.maximumEntries() > 0 ? config.maximumEntries() : Long.MAX_VALUE;
@@ -1566,6 +1567,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             if (closed) {
                 return;
             }
+            injectedFault();
             drainAccesses();
             if (routine) {
                 boolean freePages = pagesWanted;
@@ -1574,11 +1576,56 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             } else {
                 evictor.evictPastTheBound();
             }
-            removed = evictor.takeRemovals();
+        } catch (RuntimeException e) {
+            // Whoever hosts the pass (a writer whose put is done, or the executor, which would
+            // drop it unseen) is not the one to fail: the pass stops, the next one starts over.
+            maintenanceFailures.failed("the pass stopped; the next one starts over", e);
         } finally {
+            removed = evictor.takeRemovals(); // those the pass made before any failure too
             endMaintenancePass();
         }
         deliver(removed);
+    }
+
+    /** Maintenance passes that threw (see {@link #underMaintenanceLock}). */
+    private final FailureLog maintenanceFailures = new FailureLog("a maintenance pass failed");
+
+    /** How many maintenance passes hosted by writers, readers or the executor threw; zero unless there is a bug. */
+    long maintenanceFailures() {
+        return maintenanceFailures.count();
+    }
+
+    /** Run at the start of every routine pass and drain when set: only tests set it, to make passes fail. */
+    volatile Runnable passFault;
+
+    private void injectedFault() {
+        Runnable fault = passFault;
+        if (fault != null) {
+            fault.run();
+        }
+    }
+
+    /**
+     * The time for maintenance (expiry of pages, a victim's deadline): the ticker's reading, or if
+     * the user's ticker throws, its last good one, so that a failing ticker delays expiry but
+     * never stops a pass midway. Under the maintenance lock.
+     */
+    long maintenanceNow() {
+        try {
+            return lastMaintenanceNow = ticker.read();
+        } catch (RuntimeException e) {
+            tickerFailures.failed("maintenance went on with its last reading, " + lastMaintenanceNow, e);
+            return lastMaintenanceNow;
+        }
+    }
+
+    private long lastMaintenanceNow; // under the maintenance lock
+
+    /** Readings of the ticker that threw during maintenance. */
+    private final FailureLog tickerFailures = new FailureLog("the ticker threw during maintenance");
+
+    long tickerFailures() {
+        return tickerFailures.count();
     }
     /**
      * Counts a write in the frequency sketch. Unlike a read it is not given up at the first
@@ -1717,8 +1764,11 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         }
         try {
             if (!closed) {
+                injectedFault();
                 drainAccesses(true);
             }
+        } catch (RuntimeException e) {
+            maintenanceFailures.failed("the drain stopped; the next one starts over", e); // not the reader's failure
         } finally {
             maintenanceLock.unlock();
         }
@@ -2383,20 +2433,10 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
     }
 
     /** Removals the listener was not told of because a codec could not read the entry. */
-    private final java.util.concurrent.atomic.AtomicLong unreadableRemovals =
-            new java.util.concurrent.atomic.AtomicLong();
+    private final FailureLog unreadableRemovals = new FailureLog("a codec could not read an entry being removed");
 
-    /** Logs a removal the listener cannot be told of: the first, then at each power of two. */
     private void codecFailed(RemovalCause cause, RuntimeException e) {
-        long n = unreadableRemovals.incrementAndGet();
-        if ((n & (n - 1)) == 0) {
-            System.getLogger(NativeCache.class.getName())
-                    .log(
-                            System.Logger.Level.WARNING,
-                            "a codec could not read an entry removed (" + cause + "); the removal listener "
-                                    + "was not told of it (" + n + " such removals so far)",
-                            e);
-        }
+        unreadableRemovals.failed("removed (" + cause + ") all the same; the removal listener was not told", e);
     }
 
     /** Tells the listener about one removal (null: nothing to tell). */

@@ -373,6 +373,9 @@ class InPlaceRewriteTest {
             cache.put((long) keys, value(keys, 0, 64));
             assertThat(cache.getIfPresent((long) keys)).isEqualTo(value(keys, 0, 64));
             assertThat(failures).isEmpty();
+            assertThat(MaintenanceFailures.of(cache))
+                    .as("maintenance passes that threw")
+                    .isZero();
         } finally {
             maintenance.shutdownNow();
         }
@@ -458,6 +461,9 @@ class InPlaceRewriteTest {
             assertThat(failures).isEmpty();
             long held = checkedPresent(cache, keys);
             assertThat(failures).isEmpty();
+            assertThat(MaintenanceFailures.of(cache))
+                    .as("maintenance passes that threw")
+                    .isZero();
             return held;
         } finally {
             maintenance.shutdownNow();
@@ -499,7 +505,10 @@ class InPlaceRewriteTest {
         return present;
     }
 
-    /** An executor that runs tasks on {@code pool} and records what they throw. */
+    /**
+     * An executor that runs tasks on {@code pool} and records what they throw (a pass that
+     * throws is counted by the cache, {@link MaintenanceFailures}; this catches the rest).
+     */
     private static java.util.concurrent.Executor recording(
             java.util.concurrent.ExecutorService pool, Queue<Throwable> failures) {
         return task -> pool.execute(() -> {

@@ -11,6 +11,7 @@ import dev.larder.internal.memory.LargeValueStore;
 import org.junit.jupiter.api.Test;
 
 /** Removals of entries a codec cannot read back. */
+@NoHiddenFailures.Expected
 class UnreadableRemovalTest {
 
     /**
