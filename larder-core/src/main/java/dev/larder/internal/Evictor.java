@@ -47,8 +47,13 @@ final class Evictor {
     enum Goal {
         /** A free page for writers. */
         PAGE,
-        /** A number of bytes of budget free (for a large value or index growth). */
+        /** A number of bytes of budget free (for index growth). */
         BYTES,
+        /**
+         * An extent for a large value of a size class's bytes: a kept extent of that class, or
+         * that many bytes of budget free.
+         */
+        EXTENT,
         /** Room for one more entry under maximumEntries. */
         ENTRY
     }
@@ -174,10 +179,6 @@ final class Evictor {
             judgePadding(); // bytes are short: padding may have to stop (not per batch of inserts)
         }
         int batch = goal == Goal.PAGE ? pageBatch() : goal == Goal.ENTRY ? entryBatch() : 1;
-        if (goal == Goal.PAGE && cache.large.pooledBytes() > 0) {
-            // Extents kept for reuse hold budget that pages need now (for bytes: see met).
-            cache.large.releasePooled((long) batch * store.pageSize());
-        }
         // Compaction frees pages, so it serves a writer waiting for a page; a large value or
         // the index needs budget, which only eviction of live entries gives back for sure.
         boolean compact = goal == Goal.PAGE && liveShare() < CacheSizing.COMPACT_BELOW;
@@ -194,6 +195,14 @@ final class Evictor {
             }
             if (met(goal, bytes, batch)) {
                 return true;
+            }
+            // Next, extents kept for reuse hold budget that pages need (for bytes: see met).
+            // Only what is short: freeing one closes its arena, a thread handshake.
+            if (cache.large.pooledBytes() > 0) {
+                cache.large.releasePooled((long) batch * store.pageSize());
+                if (met(goal, bytes, batch)) {
+                    return true;
+                }
             }
         }
         long waitingSince = 0;
@@ -319,9 +328,16 @@ final class Evictor {
         return maximumEntries == Long.MAX_VALUE || maximumEntries < 4096 ? 0 : Math.min(4096, maximumEntries >>> 9);
     }
 
-    /** Pages to free at once for a waiting writer: 1/64 of the cache's pages, 1 to 16. */
+    /**
+     * Pages to free at once for a waiting writer, and to keep free (the low watermark): 1/64 of
+     * the pages the log has made, 1 to 16. Not of the pages the budget could hold: large values
+     * take most of the budget of a cache of them, whose log is a few pages of their ids, and
+     * keeping 16 of those free evicted values and freed kept extents over and over for budget
+     * the next values took back (two threads' 16 KiB inserts: docs/speed-work.md,
+     * twenty-fourth session).
+     */
     private int pageBatch() {
-        return Math.max(1, Math.min(16, store.maxPages() / 64));
+        return Math.max(1, Math.min(16, store.madePages() / 64));
     }
 
     /**
@@ -332,6 +348,15 @@ final class Evictor {
             case PAGE -> store.writerCanTakePages(n);
             case BYTES -> {
                 cache.large.releasePooled(bytes); // reclaimed extents may have been kept since
+                yield store.releaseFreePages(bytes);
+            }
+            case EXTENT -> {
+                // A reclaimed extent of the class may have been kept since: the writer takes it
+                // (freeing it, for budget to make another just like it, cost a handshake).
+                if (cache.large.hasPooled(bytes)) {
+                    yield true;
+                }
+                cache.large.releasePooled(bytes);
                 yield store.releaseFreePages(bytes);
             }
             case ENTRY -> entries() <= cache.maximumEntries - n;

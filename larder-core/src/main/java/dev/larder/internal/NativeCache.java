@@ -1342,7 +1342,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             if (id >= 0) {
                 return id;
             }
-            makeRoom(Evictor.Goal.BYTES, large.extentBytes(valueLength));
+            makeRoom(Evictor.Goal.EXTENT, large.extentBytes(valueLength));
         }
     }
 

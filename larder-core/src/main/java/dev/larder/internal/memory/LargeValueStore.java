@@ -39,6 +39,9 @@ public final class LargeValueStore {
     private final ArrayDeque<NativeMemory.Block>[] pooled = new ArrayDeque[64 * CLASSES_PER_DOUBLING];
 
     private long pooledBytes;
+    /** Extents made (each an arena: one whose kept extent is reused makes none). */
+    private long made;
+
     private final long poolLimit;
 
     public LargeValueStore(MemoryBudget budget) {
@@ -71,6 +74,7 @@ public final class LargeValueStore {
                 budget.release(size);
                 throw e;
             }
+            made++;
         }
         int id;
         if (freeCount > 0) {
@@ -126,6 +130,17 @@ public final class LargeValueStore {
                 budget.release(length);
             }
         }
+    }
+
+    /** Whether an extent of {@code size} bytes (a class's size) is kept for reuse. */
+    public synchronized boolean hasPooled(long size) {
+        ArrayDeque<NativeMemory.Block> kept = pooled[ceilClass(size)];
+        return kept != null && !kept.isEmpty();
+    }
+
+    /** How many extents were made, not taken from those kept for reuse. */
+    public synchronized long extentsMade() {
+        return made;
     }
 
     /** Bytes of freed extents kept for reuse (reserved in the budget). */
