@@ -37,6 +37,8 @@ import org.openjdk.jmh.infra.ThreadParams;
  *       8 puts change the key's value length (a document that gains a field, a list that grows).
  *       Run by hand ({@code bench.sh} publishes the three above), e.g. {@code java -jar
  *       larder-bench/target/benchmarks.jar 'GetPutBenchmark.putResize$' -p cache=larder,ohc}.
+ *   <li>{@code getMostly}: nine GETs to one overwrite of uniformly random present keys, drawn
+ *       per call; run by hand as {@code putResize} is.
  * </ul>
  *
  * <p>{@code keyInstances}: {@code same} (the default, and what {@code bench.sh} runs) has
@@ -185,6 +187,21 @@ public class GetPutBenchmark {
     @Benchmark
     public void putOverwrite(ThreadState t) {
         target.put(presentKeys[t.nextIndex(size)], t.value);
+    }
+
+    /**
+     * Nine GETs to one overwrite, of uniformly random present keys, drawn per call (a read-mostly
+     * service whose values change now and then): readers meet the writers' rewrites.
+     */
+    @Benchmark
+    public byte[] getMostly(ThreadState t) {
+        int draw = t.nextIndex(10 * size);
+        String key = presentKeys[draw / 10];
+        if (draw % 10 == 0) {
+            target.put(key, t.value);
+            return t.value;
+        }
+        return target.get(key);
     }
 
     /** How many value lengths {@code putResize} takes turns with. */
