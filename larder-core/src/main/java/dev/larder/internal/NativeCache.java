@@ -1579,7 +1579,10 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         } catch (RuntimeException e) {
             // Whoever hosts the pass (a writer whose put is done, or the executor, which would
             // drop it unseen) is not the one to fail: the pass stops, the next one starts over.
-            maintenanceFailures.failed("the pass stopped; the next one starts over", e);
+            // (A pass that close() cut short is no failure.)
+            if (!closed) {
+                maintenanceFailures.failed("the pass stopped; the next one starts over", e);
+            }
         } finally {
             removed = evictor.takeRemovals(); // those the pass made before any failure too
             endMaintenancePass();
@@ -1768,7 +1771,9 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                 drainAccesses(true);
             }
         } catch (RuntimeException e) {
-            maintenanceFailures.failed("the drain stopped; the next one starts over", e); // not the reader's failure
+            if (!closed) { // not the reader's failure, nor one at all if close() cut it short
+                maintenanceFailures.failed("the drain stopped; the next one starts over", e);
+            }
         } finally {
             maintenanceLock.unlock();
         }
