@@ -5,11 +5,21 @@ import java.nio.charset.StandardCharsets;
 /**
  * The benchmark keys: 16 ASCII characters, {@code "key:"} and 12 hex digits of a bijective
  * scramble of the key's index, so keys are unique, look random to hash functions and are the
- * same in every run and every process.
+ * same in every run and every process. With {@code -Dlarder.bench.keyBytes=N} (16 to 1,024; for
+ * runs by hand) the keys are N characters: {@code "key:"}, N - 16 dashes and the 12 digits, a long
+ * prefix every key shares, as in {@code "tenant:region:user:..."}.
  */
 public final class Keys {
     /** Bytes per key, as UTF-8. */
-    public static final int KEY_BYTES = 16;
+    public static final int KEY_BYTES = keyBytes(System.getProperty("larder.bench.keyBytes"));
+
+    static int keyBytes(String property) {
+        int n = property == null ? 16 : Integer.parseInt(property.trim());
+        if (n < 16 || n > 1024) {
+            throw new IllegalArgumentException("larder.bench.keyBytes must be 16 to 1024: " + n);
+        }
+        return n;
+    }
 
     private static final long MASK48 = (1L << 48) - 1;
     private static final char[] HEX = "0123456789abcdef".toCharArray();
@@ -27,7 +37,8 @@ public final class Keys {
         chars[1] = 'e';
         chars[2] = 'y';
         chars[3] = ':';
-        for (int i = KEY_BYTES - 1; i >= 4; i--) {
+        java.util.Arrays.fill(chars, 4, KEY_BYTES - 12, (byte) '-');
+        for (int i = KEY_BYTES - 1; i >= KEY_BYTES - 12; i--) {
             chars[i] = (byte) HEX[(int) (x & 0xF)];
             x >>>= 4;
         }

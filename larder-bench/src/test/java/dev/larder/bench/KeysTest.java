@@ -21,6 +21,15 @@ class KeysTest {
     }
 
     @Test
+    void keyLengthIsSixteenUnlessAskedAndCheckedWhenAsked() {
+        assertThat(Keys.keyBytes(null)).isEqualTo(16);
+        assertThat(Keys.keyBytes(" 64 ")).isEqualTo(64);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Keys.keyBytes("8"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("larder.bench.keyBytes");
+    }
+
+    @Test
     void scrambleIsABijectionOnASample() {
         Set<Long> seen = new HashSet<>();
         long mask = (1L << 48) - 1;
