@@ -11,6 +11,10 @@ package dev.larder;
  * @param evictionCount entries evicted for size
  * @param expirationCount entries removed because they expired
  * @param rejectedPutCount puts refused because the entry cannot fit the cache
+ * @param survivedFailureCount failures the cache went on from, each also logged as a warning: a
+ *     maintenance pass that threw (a bug; the pass stops and the next one starts over), a
+ *     reading of the {@link Ticker} that threw during maintenance, an entry removed whose value
+ *     the codecs could not read back for the removal listener; zero in a healthy cache
  * @param loadSuccessCount loads that returned a value
  * @param loadFailureCount loads that threw or returned null
  * @param totalLoadTimeNanos time spent in loads
@@ -26,6 +30,7 @@ public record CacheStats(
         long evictionCount,
         long expirationCount,
         long rejectedPutCount,
+        long survivedFailureCount,
         long loadSuccessCount,
         long loadFailureCount,
         long totalLoadTimeNanos,

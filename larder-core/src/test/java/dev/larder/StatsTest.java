@@ -37,7 +37,7 @@ class StatsTest {
         LarderCache<String, String> c = cache(10);
         CacheStats empty = c.stats();
         assertThat(empty)
-                .isEqualTo(new CacheStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, empty.memoryUsedBytes(), c.memoryMax()));
+                .isEqualTo(new CacheStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, empty.memoryUsedBytes(), c.memoryMax()));
 
         c.put("a", "A");
         c.put("b", "B");
@@ -158,10 +158,10 @@ class StatsTest {
 
     @Test
     void derivedValues() {
-        CacheStats none = new CacheStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+        CacheStats none = new CacheStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
         assertThat(none.hitRate()).isEqualTo(1.0);
         assertThat(none.averageLoadPenaltyNanos()).isZero();
-        CacheStats some = new CacheStats(3, 1, 0, 0, 2, 5, 0, 3, 1, 800, 0, 0, 0);
+        CacheStats some = new CacheStats(3, 1, 0, 0, 2, 5, 0, 0, 3, 1, 800, 0, 0, 0);
         assertThat(some.requestCount()).isEqualTo(4);
         assertThat(some.hitRate()).isEqualTo(0.75);
         assertThat(some.evictionCountAllCauses()).isEqualTo(7);

@@ -2341,6 +2341,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                 stats.evictions(),
                 stats.expirations.sum(),
                 stats.rejectedPuts.sum(),
+                maintenanceFailures.count() + tickerFailures.count() + unreadableRemovals.count(),
                 stats.loadSuccesses.sum(),
                 stats.loadFailures.sum(),
                 stats.loadNanos.sum(),

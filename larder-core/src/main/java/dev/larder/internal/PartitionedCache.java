@@ -375,7 +375,7 @@ final class PartitionedCache<K, V> implements LoadingLarderCache<K, V> {
 
     /** Counts added up, partition by partition. */
     static CacheStats sum(List<CacheStats> all) {
-        long[] t = new long[13];
+        long[] t = new long[14];
         for (CacheStats s : all) {
             t[0] += s.hitCount();
             t[1] += s.missCount();
@@ -384,14 +384,15 @@ final class PartitionedCache<K, V> implements LoadingLarderCache<K, V> {
             t[4] += s.evictionCount();
             t[5] += s.expirationCount();
             t[6] += s.rejectedPutCount();
-            t[7] += s.loadSuccessCount();
-            t[8] += s.loadFailureCount();
-            t[9] += s.totalLoadTimeNanos();
-            t[10] += s.size();
-            t[11] += s.memoryUsedBytes();
-            t[12] += s.memoryMaxBytes();
+            t[7] += s.survivedFailureCount();
+            t[8] += s.loadSuccessCount();
+            t[9] += s.loadFailureCount();
+            t[10] += s.totalLoadTimeNanos();
+            t[11] += s.size();
+            t[12] += s.memoryUsedBytes();
+            t[13] += s.memoryMaxBytes();
         }
-        return new CacheStats(t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], t[8], t[9], t[10], t[11], t[12]);
+        return new CacheStats(t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], t[8], t[9], t[10], t[11], t[12], t[13]);
     }
 
     @Override

@@ -71,6 +71,7 @@ class MaintenanceFailureTest {
                 cache.put(i, value(i)); // no expiry: the put itself never reads the ticker
             }
             assertThat(nc.tickerFailures()).as("failed readings").isPositive();
+            assertThat(cache.stats().survivedFailureCount()).isEqualTo(nc.tickerFailures());
             assertThat(cache.stats().expirationCount())
                     .as("expired by the last good reading")
                     .isZero();
@@ -127,6 +128,7 @@ class MaintenanceFailureTest {
             assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
             assertThat(escaped).as("exceptions that reached the executor").isEmpty();
             assertThat(nc.maintenanceFailures()).isEqualTo(5);
+            assertThat(cache.stats().survivedFailureCount()).isEqualTo(5);
             assertThat(evictingThreads).as("threads that evicted").contains("larder-maintenance");
             assertThat(cache.getIfPresent(199_999)).isEqualTo(value(199_999));
         }
@@ -167,6 +169,31 @@ class MaintenanceFailureTest {
                 cache.put(100_000 + i, value(i));
             }
             assertThat(nc.maintenanceFailures()).isEqualTo(failed);
+        }
+    }
+
+    /** A partitioned cache's stats add up its partitions' failures. */
+    @Test
+    void aPartitionedCacheCountsEveryPartitionsFailures() {
+        try (LarderCache<Integer, byte[]> cache = Larder.newBuilder(Codecs.ints(), Codecs.bytes())
+                .maximumBytes(BUDGET)
+                .partitions(2)
+                .executor(Runnable::run)
+                .build()) {
+            PartitionedCache<?, ?> partitioned = (PartitionedCache<?, ?>) cache;
+            for (int p = 0; p < 2; p++) {
+                partitioned.partitionAt(p).passFault = () -> {
+                    throw new IllegalStateException("injected maintenance fault");
+                };
+            }
+            for (int i = 0; i < 5_000; i++) {
+                cache.put(i, value(i));
+            }
+            long first = partitioned.partitionAt(0).maintenanceFailures();
+            long second = partitioned.partitionAt(1).maintenanceFailures();
+            assertThat(first).isPositive();
+            assertThat(second).isPositive();
+            assertThat(cache.stats().survivedFailureCount()).isEqualTo(first + second);
         }
     }
 }

@@ -67,6 +67,9 @@ class UnreadableRemovalTest {
                     .isNotEmpty()
                     .allMatch(v -> v[0] == 'o');
             assertThat(causes).containsOnly(RemovalCause.SIZE);
+            assertThat(c.stats().survivedFailureCount())
+                    .as("evictions the listener was not told of")
+                    .isEqualTo(35 - notices.size());
             assertThat(((NativeCache<?, ?>) c).large.bytes())
                     .as("extents of values held: none past its eviction")
                     .isLessThanOrEqualTo(5 * LargeValueStore.classExtentBytes(50_000));
