@@ -162,7 +162,6 @@ public final class LarderBuilder<K, V> {
         return this;
     }
 
-    /** Builds the cache. */
     /**
      * Splits the cache by key hash into {@code partitions} independent parts, each with a share
      * of the entry bound and of {@code maximumBytes} and its own eviction: threads whose keys fall
@@ -170,9 +169,11 @@ public final class LarderBuilder<K, V> {
      * at a time. Two threads inserting new keys into a cache of 100K entries took ~1,040 ns per
      * insert in one cache and ~730 in two partitions (docs/speed-work.md, twentieth session).
      *
-     * <p>Default: one partition per core (a power of two) for caches with an entry bound, as long
-     * as each holds at least 32,768 entries and 8 MiB; caches bounded by bytes alone are not
-     * split. The entry bound stays the whole cache's: a partition that holds more keys than its
+     * <p>Default: one partition per core (a power of two) for caches with an entry bound, or
+     * bounded by bytes alone with {@link #expectedEntries}, as long as each partition holds at
+     * least 32,768 of those entries and 8 MiB; a cache bounded by bytes alone without an expected
+     * entry count is not split (it may be meant for a few values that each need much of the
+     * budget). The entry bound stays the whole cache's: a partition that holds more keys than its
      * share borrows slots from the others. What a partition costs: each keeps its own frequency
      * sketch and adapts its own window (the simulator's rows of 100K entries and more moved by
      * -0.03 to +0.13 points), one value can use at most its partition's share of {@code
@@ -189,6 +190,7 @@ public final class LarderBuilder<K, V> {
         return this;
     }
 
+    /** Builds the cache. */
     public LarderCache<K, V> build() {
         return Caches.create(config(), null);
     }

@@ -147,16 +147,20 @@ public record CacheSizing(int pageSize, int shards, int writerStripes, int initi
     /**
      * How many partitions (each a whole cache over a share of the keys, with its own evictor) a
      * cache gets when the builder does not say: one per core, rounded to a power of two, as long
-     * as each keeps {@link #MIN_PARTITION_ENTRIES} and {@link #MIN_PARTITION_BYTES}. Only caches
-     * with an entry bound are split: a cache bounded by bytes alone may hold a few values that
-     * each need much of the budget, and a partition can hold values of its share only.
+     * as each keeps {@link #MIN_PARTITION_ENTRIES} and {@link #MIN_PARTITION_BYTES}: entries of
+     * the entry bound, or for a cache bounded by bytes alone of its expected entries. Without
+     * either it is not split: it may hold a few values that each need much of the budget, and a
+     * partition can hold values of its share only. (A cache bounded by bytes, expecting 100K
+     * entries of 256 bytes: two threads' inserts 880-980 ns in one, 750-770 in two partitions;
+     * docs/speed-work.md, twenty-fourth session.)
      */
-    public static int partitions(long maximumBytes, long maximumEntries, int cores) {
-        if (maximumEntries <= 0) {
+    public static int partitions(long maximumBytes, long maximumEntries, long expectedEntries, int cores) {
+        long entries = maximumEntries > 0 ? maximumEntries : expectedEntries;
+        if (entries <= 0) {
             return 1;
         }
         long n = Math.min(
-                Math.min(ceilPow2(cores), maximumEntries / MIN_PARTITION_ENTRIES), maximumBytes / MIN_PARTITION_BYTES);
+                Math.min(ceilPow2(cores), entries / MIN_PARTITION_ENTRIES), maximumBytes / MIN_PARTITION_BYTES);
         return (int) Math.max(1, Long.highestOneBit(Math.min(MAX_PARTITIONS, Math.max(1, n))));
     }
 

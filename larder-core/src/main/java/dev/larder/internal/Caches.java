@@ -13,6 +13,7 @@ public final class Caches {
                 : CacheSizing.partitions(
                         config.maximumBytes(),
                         config.maximumEntries(),
+                        config.expectedEntries(),
                         Runtime.getRuntime().availableProcessors());
         if (n == 1) {
             return NativeCache.create(config, loader);

@@ -73,24 +73,33 @@ class PartitionedCacheTest {
     @Test
     void theDefaultIsOnePartitionPerCoreForLargeEntryBoundsOnly() {
         long big = 1L << 30;
-        assertThat(CacheSizing.partitions(big, 10_000, 2)).isEqualTo(1);
-        assertThat(CacheSizing.partitions(big, 65_535, 2)).isEqualTo(1);
-        assertThat(CacheSizing.partitions(big, 65_536, 2)).isEqualTo(2);
-        assertThat(CacheSizing.partitions(big, 1_000_000, 2)).isEqualTo(2);
-        assertThat(CacheSizing.partitions(big, 1_000_000, 1)).isEqualTo(1);
-        assertThat(CacheSizing.partitions(big, 1_000_000, 8)).isEqualTo(8);
-        assertThat(CacheSizing.partitions(big, 100_000, 8))
+        assertThat(CacheSizing.partitions(big, 10_000, -1, 2)).isEqualTo(1);
+        assertThat(CacheSizing.partitions(big, 65_535, -1, 2)).isEqualTo(1);
+        assertThat(CacheSizing.partitions(big, 65_536, -1, 2)).isEqualTo(2);
+        assertThat(CacheSizing.partitions(big, 1_000_000, -1, 2)).isEqualTo(2);
+        assertThat(CacheSizing.partitions(big, 1_000_000, -1, 1)).isEqualTo(1);
+        assertThat(CacheSizing.partitions(big, 1_000_000, -1, 8)).isEqualTo(8);
+        assertThat(CacheSizing.partitions(big, 100_000, -1, 8))
                 .as("32,768 entries each at least")
                 .isEqualTo(2);
-        assertThat(CacheSizing.partitions(big, 1_000_000, 6))
+        assertThat(CacheSizing.partitions(big, 1_000_000, -1, 6))
                 .as("a power of two")
                 .isEqualTo(8);
-        assertThat(CacheSizing.partitions(16L << 20, 1_000_000, 8))
+        assertThat(CacheSizing.partitions(16L << 20, 1_000_000, -1, 8))
                 .as("8 MiB each at least")
                 .isEqualTo(2);
-        assertThat(CacheSizing.partitions(big, -1, 8))
+        assertThat(CacheSizing.partitions(big, -1, -1, 8))
                 .as("bounded by bytes alone")
                 .isEqualTo(1);
+        assertThat(CacheSizing.partitions(big, -1, 1_000_000, 8))
+                .as("bounded by bytes, expecting many entries")
+                .isEqualTo(8);
+        assertThat(CacheSizing.partitions(big, -1, 50_000, 8))
+                .as("bounded by bytes, expecting few entries")
+                .isEqualTo(1);
+        assertThat(CacheSizing.partitions(big, 100_000, 10_000_000, 8))
+                .as("the entry bound decides when there is one")
+                .isEqualTo(2);
     }
 
     /** Pages as large as the whole cache's (its longest key, huge pages), shards shared out. */
