@@ -30,7 +30,9 @@ public final class LargeValueStore {
     private int freeCount;
     private int nextId;
     private long[] retired = new long[16];
-    private int retiredCount;
+    /** Written under the lock; read without it by {@link #hasRetired}, once per eviction. */
+    private volatile int retiredCount;
+
     private long bytes;
     private boolean closed;
 
@@ -183,7 +185,7 @@ public final class LargeValueStore {
     }
 
     /** Whether extents wait for a grace period. */
-    public synchronized boolean hasRetired() {
+    public boolean hasRetired() {
         return retiredCount > 0;
     }
 
