@@ -68,7 +68,8 @@ public final class LarderBuilder<K, V> {
 
     /**
      * How many entries the cache is expected to hold, to size the index up front and skip its
-     * growth steps. Optional; the index grows on its own either way.
+     * growth steps. Optional; the index grows on its own either way. A cache bounded by bytes
+     * alone that expects 64K entries or more is also split into {@link #partitions} by default.
      */
     public LarderBuilder<K, V> expectedEntries(long entries) {
         if (entries <= 0) {
