@@ -33,6 +33,11 @@ class MaintenanceFailureTest {
         return v;
     }
 
+    /** A maintenance pass's injected fault. */
+    private static void fail() {
+        throw new IllegalStateException("injected maintenance fault");
+    }
+
     /** A ticker moved by hand that throws while {@code failing}. */
     private static final class FailingTicker implements Ticker {
         final AtomicLong nanos = new AtomicLong(1_000_000_000_000L);
@@ -117,7 +122,7 @@ class MaintenanceFailureTest {
             NativeCache<?, ?> nc = (NativeCache<?, ?>) cache;
             nc.passFault = () -> {
                 if (faultsLeft.getAndDecrement() > 0) {
-                    throw new IllegalStateException("injected maintenance fault");
+                    fail();
                 }
             };
             for (int i = 0; i < 200_000; i++) {
@@ -147,9 +152,7 @@ class MaintenanceFailureTest {
                 .executor(Runnable::run)
                 .build()) {
             NativeCache<?, ?> nc = (NativeCache<?, ?>) cache;
-            nc.passFault = () -> {
-                throw new IllegalStateException("injected maintenance fault");
-            };
+            nc.passFault = MaintenanceFailureTest::fail;
             for (int i = 0; i < 50_000; i++) {
                 cache.put(i, value(i));
                 if (i % 7 == 0) {
@@ -182,9 +185,7 @@ class MaintenanceFailureTest {
                 .build()) {
             PartitionedCache<?, ?> partitioned = (PartitionedCache<?, ?>) cache;
             for (int p = 0; p < 2; p++) {
-                partitioned.partitionAt(p).passFault = () -> {
-                    throw new IllegalStateException("injected maintenance fault");
-                };
+                partitioned.partitionAt(p).passFault = MaintenanceFailureTest::fail;
             }
             for (int i = 0; i < 5_000; i++) {
                 cache.put(i, value(i));
