@@ -33,14 +33,16 @@ public final class LargeValueStore {
     /** Written under the lock; read without it by {@link #hasRetired}, once per eviction. */
     private volatile int retiredCount;
 
-    private long bytes;
+    /** Written under the lock; read without it too ({@link #heldBytes}). */
+    private volatile long bytes;
+
     private boolean closed;
 
     /** Freed extents kept for reuse, by size class ({@link #ceilClass}); created when needed. */
     @SuppressWarnings("unchecked")
     private final ArrayDeque<NativeMemory.Block>[] pooled = new ArrayDeque[64 * CLASSES_PER_DOUBLING];
 
-    private long pooledBytes;
+    private volatile long pooledBytes;
     /** Extents made (each an arena: one whose kept extent is reused makes none). */
     private long made;
 
@@ -143,6 +145,14 @@ public final class LargeValueStore {
     /** How many extents were made, not taken from those kept for reuse. */
     public synchronized long extentsMade() {
         return made;
+    }
+
+    /**
+     * The budget extents hold, those holding values and those kept for reuse, read without the
+     * lock (for the evictor's page watermark: an approximation is enough).
+     */
+    public long heldBytes() {
+        return bytes + pooledBytes;
     }
 
     /** Bytes of freed extents kept for reuse (reserved in the budget). */

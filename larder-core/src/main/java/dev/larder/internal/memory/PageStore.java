@@ -497,11 +497,6 @@ public final class PageStore {
         return freeCount - writerReserve + allocatable >= n;
     }
 
-    /** Pages made so far and not freed (in the log, or free for writers); read without the lock. */
-    public int madePages() {
-        return maxPages - unusedCount;
-    }
-
     /** Pages the budget can hold at most. */
     public int maxPages() {
         return maxPages;
