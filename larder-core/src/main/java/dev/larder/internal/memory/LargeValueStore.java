@@ -109,9 +109,8 @@ public final class LargeValueStore {
 
     /** A kept extent of exactly {@code size} bytes (a class's size), or null. */
     private NativeMemory.Block takePooled(long size) {
-        int c = ceilClass(size);
-        ArrayDeque<NativeMemory.Block> kept = pooled[c];
-        if (kept == null || kept.isEmpty()) {
+        ArrayDeque<NativeMemory.Block> kept = keptOfClass(size);
+        if (kept == null) {
             return null;
         }
         NativeMemory.Block block = kept.pop();
@@ -138,8 +137,13 @@ public final class LargeValueStore {
 
     /** Whether an extent of {@code size} bytes (a class's size) is kept for reuse. */
     public synchronized boolean hasPooled(long size) {
+        return keptOfClass(size) != null;
+    }
+
+    /** The kept extents of {@code size}'s class, or null if there are none. */
+    private ArrayDeque<NativeMemory.Block> keptOfClass(long size) {
         ArrayDeque<NativeMemory.Block> kept = pooled[ceilClass(size)];
-        return kept != null && !kept.isEmpty();
+        return kept == null || kept.isEmpty() ? null : kept;
     }
 
     /** How many extents were made, not taken from those kept for reuse. */
