@@ -23,9 +23,11 @@ final class LarderAdapter implements BenchCache {
                 * MemoryEstimator.estimate(entries, Keys.KEY_BYTES, valueBytes).recommendedMaximumBytes());
         LarderBuilder<String, byte[]> builder = Larder.newBuilder(Codecs.utf8(), Codecs.bytes())
                 .maximumBytes(bytes)
-                .maximumEntries(entries) // the same entry bound as the on-heap caches get
                 .expectedEntries(entries)
                 .adviseHugePages(ADVISE_HUGE_PAGES);
+        if (!BYTES_ONLY) {
+            builder.maximumEntries(entries); // the same entry bound as the on-heap caches get
+        }
         if (PARTITIONS > 0) {
             builder.partitions(PARTITIONS);
         }
@@ -37,6 +39,12 @@ final class LarderAdapter implements BenchCache {
      * ({@code LarderBuilder.partitions}) instead of the default for the machine, for A/B runs.
      */
     static final int PARTITIONS = Integer.getInteger("larder.bench.partitions", -1);
+
+    /**
+     * {@code -Dlarder.bench.bytesOnly=true}: the cache is bounded by its budget alone, as OHC is,
+     * with no entry bound, for runs of the path a user who sizes it in bytes takes.
+     */
+    static final boolean BYTES_ONLY = Boolean.getBoolean("larder.bench.bytesOnly");
 
     /**
      * {@code -Dlarder.bench.room=F}: the budget is F times the estimator's recommendation (1 by

@@ -513,12 +513,25 @@ final class Evictor {
     }
 
     /**
+     * Accesses drained since the policy last adapted; under the maintenance lock. Here, not on
+     * the cache object, whose first lines (the seed, the shard mask) every operation reads: a
+     * drain's write there cost the other core a miss (docs/speed-work.md, twenty-fifth session).
+     */
+    private long drainedSinceAdapt;
+
+    /** Counts {@code n} accesses drained; returns how many have been since the policy last adapted. */
+    long drained(long n) {
+        return drainedSinceAdapt += n;
+    }
+
+    /**
      * Feeds the cache's hits and misses to the hill climber; when it raises the window's target,
      * that many of main's oldest records are to move to the window (the maintenance pass
      * moves them). The window dipping below its target otherwise (after a batch of evictions, say)
      * moves nothing: main's records would be demoted for no reason.
      */
     void adapt(long hits, long misses) {
+        drainedSinceAdapt = 0;
         long before = policy.windowTarget(capacity());
         policy.adapt(hits, misses);
         long after = policy.windowTarget(capacity());
@@ -836,7 +849,7 @@ final class Evictor {
         IndexShard shard = cache.shardFor(hash);
         RemovalCause cause;
         Removal removal;
-        shard.lock.lock();
+        shard.lock();
         try {
             int slot = shard.slotOfLocation(hash, location);
             if (slot < 0) {
@@ -877,7 +890,7 @@ final class Evictor {
             cache.queues.evictorRemoved(queue);
             removal = cache.unlinked(location, h, null, cause);
         } finally {
-            shard.lock.unlock();
+            shard.unlock();
         }
         if (cause == RemovalCause.EXPIRED) {
             cache.stats.expirations.increment();

@@ -84,7 +84,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
     final ReaderEpochs epochs;
     final IndexShard[] shards;
     final int shardMask;
-    final AtomicLong entries = new AtomicLong();
+    final EntryCount entries = new EntryCount();
     /** Entries in main's queues (the window holds the rest). */
     final QueueCounts queues = new QueueCounts();
 
@@ -256,9 +256,6 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
      * they did.
      */
     private static final int ADAPT_EVERY = 256;
-
-    /** Accesses drained since the policy last looked at its inputs; under the maintenance lock. */
-    private long drainedSinceAdapt;
 
     /** Entries the policy is sized for first: the bound, the expectation, or a guess it grows from. */
     private static long policyCapacity(CacheConfig<?, ?> config, CacheSizing sizing) {
@@ -510,7 +507,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
      * deadline. Due at most once per 1/32 of the life, so reads rarely take the lock.
      */
     private void extendLife(IndexShard shard, long hash, KeyScratch ks, long now) {
-        shard.lock.lock();
+        shard.lock();
         try {
             if (closed) {
                 return;
@@ -526,7 +523,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                 RecordLayout.writeDeadline(page, h.deadlineOffset, now + expireAfterAccessNanos);
             }
         } finally {
-            shard.lock.unlock();
+            shard.unlock();
         }
     }
 
@@ -1063,7 +1060,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         // slot, and the few instructions left after the record's miss let the next call's misses
         // start sooner (docs/speed-work.md, twenty-second session). A put that must append takes
         // the lock once more to install; measured, that costs inserts nothing.
-        shard.lock.lock();
+        shard.lock();
         try {
             checkOpen();
             int slot = shard.slotOf(hash, store, ks.bytes, ks.length, h);
@@ -1077,7 +1074,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                 }
             }
         } finally {
-            shard.lock.unlock();
+            shard.unlock();
         }
         if (outcome == NOT_IN_PLACE && resize) {
             outcome = RESIZE;
@@ -1201,7 +1198,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         try {
             NativeMemory.Block oldTable = null;
             RecordLayout.Header old = null;
-            shard.lock.lock();
+            shard.lock();
             try {
                 // Decided before the word is published, under the lock: see RecordLayout.
                 RecordLayout.markDecided(page, offset);
@@ -1248,7 +1245,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                     outcome = DONE;
                 }
             } finally {
-                shard.lock.unlock();
+                shard.unlock();
                 if (oldTable != null) {
                     retireTable(oldTable);
                 }
@@ -1793,12 +1790,10 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         if (!policy.counting() && full()) {
             policy.startCounting();
         }
-        drainedSinceAdapt += reads.drainTo(countRead);
-        drainedSinceAdapt += writes.drainTo(countWrite);
-        if (small && drainedSinceAdapt < ADAPT_EVERY) {
+        long drained = evictor.drained(reads.drainTo(countRead) + writes.drainTo(countWrite));
+        if (small && drained < ADAPT_EVERY) {
             return;
         }
-        drainedSinceAdapt = 0;
         evictor.adapt(reads.counted(), stats.misses.sum());
         // Never past the entry bound: the count exceeds it by the eviction's slack, and a sketch
         // grown for that would be twice the size (8 bytes per entry) and age half as often.
@@ -1949,7 +1944,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         int token = epochs.enter();
         try {
             RecordLayout.Header h;
-            shard.lock.lock();
+            shard.lock();
             try {
                 checkOpen();
                 int slot = shard.slotOf(hash, store, ks.bytes, ks.length, ks.header);
@@ -1975,7 +1970,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                 queues.left(store.queueOf(current));
                 removed = current;
             } finally {
-                shard.lock.unlock();
+                shard.unlock();
             }
             removal = unlinked(removed, h, previous, actual);
         } finally {
@@ -2227,7 +2222,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             List<Evictor.Removal> removed = new ArrayList<>();
             int token = epochs.enter();
             try {
-                shard.lock.lock();
+                shard.lock();
                 try {
                     checkOpen();
                     long[] locations = shard.locations(new long[0]);
@@ -2256,7 +2251,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                         lender.entryRemoved(this);
                     }
                 } finally {
-                    shard.lock.unlock();
+                    shard.unlock();
                 }
             } finally {
                 epochs.exit(token);
@@ -2293,13 +2288,13 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         try {
             long[] locations;
             int n;
-            shard.lock.lock();
+            shard.lock();
             try {
                 checkOpen();
                 n = shard.count();
                 locations = shard.locations(new long[n]);
             } finally {
-                shard.lock.unlock();
+                shard.unlock();
             }
             for (int i = 0; i < n; i++) {
                 long location = locations[i];
@@ -2371,11 +2366,11 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         maintenanceLock.lock();
         try {
             for (IndexShard shard : shards) {
-                shard.lock.lock();
+                shard.lock();
                 try {
                     shard.free();
                 } finally {
-                    shard.lock.unlock();
+                    shard.unlock();
                 }
             }
             for (NativeMemory.Block table : takeRetiredTables()) {

@@ -1,5 +1,6 @@
 package dev.larder.internal;
 
+import dev.larder.internal.concurrent.LinePadded;
 import dev.larder.internal.memory.PageStore;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -13,7 +14,7 @@ import java.util.concurrent.atomic.LongAdder;
  * it already. That spared three atomic additions per insert into a full cache: the writer's
  * count of the window, and the evictor's of the window and of evictions (docs/speed-work.md).
  */
-final class QueueCounts {
+final class QueueCounts extends LinePadded {
     /** Records the evictor put in main (probation or protected) less those it took out of it. */
     private long mainByEvictor;
     /** Records the evictor put in protected less those it took out of it. */

@@ -210,14 +210,14 @@ class EvictionPolicyTest {
     private static long[] recount(NativeCache<?, ?> nc) {
         long[] byQueue = new long[3];
         for (dev.larder.internal.index.IndexShard shard : nc.shards) {
-            shard.lock.lock();
+            shard.lock();
             try {
                 long[] locations = shard.locations(new long[0]);
                 for (int i = 0; i < shard.count(); i++) {
                     byQueue[nc.store.queueOf(locations[i])]++;
                 }
             } finally {
-                shard.lock.unlock();
+                shard.unlock();
             }
         }
         return byQueue;

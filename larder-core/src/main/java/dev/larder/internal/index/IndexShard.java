@@ -16,7 +16,7 @@ import java.lang.invoke.VarHandle;
  * load factors up to 0.9 and a miss stops as soon as it meets a word closer to its home than
  * the probe is.
  *
- * <p>Concurrency: writers take {@link #lock}; readers take nothing. Every change a reader could
+ * <p>Concurrency: writers take the shard's lock ({@link #lock}, inherited); readers take nothing. Every change a reader could
  * observe — a word inserted, moved, repointed or removed, a record rewritten in place, a new table
  * published — happens between {@link #beginChange} and {@link #endChange}, which make {@link #seq}
  * odd and then even again: a seqlock. An optimistic reader ({@link #beginRead}, {@link #probe},
@@ -34,7 +34,7 @@ import java.lang.invoke.VarHandle;
  * backward shift to its end, about 13 slots at 0.8 against 8.5 at 0.75 (measured 2026-11-24,
  * docs/speed-work.md: a presized table at 0.75 instead of 0.8 made inserts 9-18% faster).
  */
-public final class IndexShard {
+public final class IndexShard extends ShardLock {
     public static final double MAX_LOAD = 0.8;
     /** The load a table presized for the expected entries has once they are all in. */
     public static final double PRESIZED_LOAD = 0.75;
@@ -58,9 +58,6 @@ public final class IndexShard {
             throw new ExceptionInInitializerError(e);
         }
     }
-
-    /** Writers' lock (see {@link ShardLock} for why it is not a {@code ReentrantLock}). */
-    public final ShardLock lock = new ShardLock();
 
     @SuppressWarnings("unused") // through SEQ
     private volatile long seq;

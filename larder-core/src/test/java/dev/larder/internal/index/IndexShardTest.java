@@ -386,7 +386,7 @@ class IndexShardTest {
                     int presentCount = 0;
                     // One round: churn until the table has grown a lot, then start a fresh shard.
                     while (shard.tableBytes() < 8_000 && System.nanoTime() < end) {
-                        shard.lock.lock();
+                        shard.lock();
                         try {
                             int action = random.nextInt(10);
                             if (action < 5) {
@@ -421,7 +421,7 @@ class IndexShardTest {
                                 stableRecord[k] = next;
                             }
                         } finally {
-                            shard.lock.unlock();
+                            shard.unlock();
                         }
                         writerOps++;
                     }
@@ -548,7 +548,7 @@ class IndexShardTest {
                 while (System.nanoTime() < limit && (System.nanoTime() < end || moves < 10_000)) {
                     int c = random.nextInt(churn);
                     int k = stable + c;
-                    shard.lock.lock();
+                    shard.lock();
                     try {
                         if (present[c]) {
                             shard.removeAt(
@@ -560,7 +560,7 @@ class IndexShardTest {
                             shard.insert(hashes[k], locations[k], bytes[k]);
                         }
                     } finally {
-                        shard.lock.unlock();
+                        shard.unlock();
                     }
                     present[c] = !present[c];
                     moves++;
@@ -584,7 +584,7 @@ class IndexShardTest {
     /** Inserts under the lock, growing first when needed (old tables go to {@code retired}). */
     private static void insertGrowing(
             ShardFixture f, IndexShard shard, int key, long location, int bytes, List<NativeMemory.Block> retired) {
-        shard.lock.lock();
+        shard.lock();
         try {
             if (!shard.hasRoomWithoutGrowth()) {
                 assertThat(f.budget.tryReserve(shard.growthBytes())).isTrue();
@@ -592,7 +592,7 @@ class IndexShardTest {
             }
             shard.insert(f.hashes[key], location, bytes);
         } finally {
-            shard.lock.unlock();
+            shard.unlock();
         }
     }
 }
