@@ -16,9 +16,9 @@ import java.lang.invoke.VarHandle;
  * load factors up to 0.9 and a miss stops as soon as it meets a word closer to its home than
  * the probe is.
  *
- * <p>Concurrency: writers take the shard's lock ({@link #lock}, inherited); readers take nothing. Every change a reader could
- * observe — a word inserted, moved, repointed or removed, a record rewritten in place, a new table
- * published — happens between {@link #beginChange} and {@link #endChange}, which make {@link #seq}
+ * <p>Concurrency: writers take the shard's lock ({@link #lock}: a shard is its own {@link
+ * ShardLock}); readers take nothing. Every change a reader could observe — a word inserted,
+ * moved, repointed or removed, a record rewritten in place, a new table published — happens between {@link #beginChange} and {@link #endChange}, which make {@link #seq}
  * odd and then even again: a seqlock. An optimistic reader ({@link #beginRead}, {@link #probe},
  * copy, {@link #validate}) keeps what it read only if {@code seq} did not move. A reader inside a
  * reader epoch ({@link #find}) validates only a miss: the records it reaches are not rewritten in
