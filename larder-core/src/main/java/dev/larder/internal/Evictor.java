@@ -880,9 +880,6 @@ final class Evictor {
                 }
             }
             cause = expired ? RemovalCause.EXPIRED : RemovalCause.SIZE;
-            if (!expired) {
-                policy.evicted(hash, queue == PageStore.WINDOW); // a ghost for the window's climber
-            }
             shard.removeAt(slot, recordBytes);
             if (++uncounted >= uncountedMax) {
                 countRemovals();
@@ -895,6 +892,9 @@ final class Evictor {
         if (cause == RemovalCause.EXPIRED) {
             cache.stats.expirations.increment();
         } else {
+            // A ghost for the window's climber: policy state, under the maintenance lock only, so
+            // remembered after the shard's lock, which a writer on another core may be waiting for.
+            policy.evicted(hash, queue == PageStore.WINDOW);
             cache.stats.countEviction();
             maxExamined = Math.max(maxExamined, examined);
             examined = 0;
