@@ -914,6 +914,9 @@ final class Evictor {
      * work is proportional to the pages with expired entries, not to the cache.
      */
     private void expirePages(int maxPages) {
+        if (!store.anyDeadlineNoted()) {
+            return; // no ticker reading, no monitor: nothing in this cache ever expires yet
+        }
         for (int n = 0; n < maxPages; n++) {
             long now = cache.maintenanceNow();
             int expiring = store.pollExpiringPage(now);
