@@ -1060,18 +1060,30 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         // slot, and the few instructions left after the record's miss let the next call's misses
         // start sooner (docs/speed-work.md, twenty-second session). A put that must append takes
         // the lock once more to install; measured, that costs inserts nothing.
+        long counted;
         shard.lock();
         try {
             checkOpen();
             int slot = shard.slotOf(hash, store, ks.bytes, ks.length, h);
             present = slot >= 0;
-            if (present && sameKind(h, isLarge, expires, fixedTtl)) {
-                resize = !h.large() && h.valueLength != valueLength;
-                if (h.large()
-                        ? h.valueLength == valueLength
-                        : !resize || (resizeInPlace && fitsPadded(h, valueLength))) {
-                    outcome = rewriteSlot(shard, slot, h, value, valueLength, expires, deadline, condition);
+            // The put is counted (an atomic) before the value's stores, not after them: an atomic
+            // waits for every store before it to reach the cache, and the value's lines are rarely
+            // there (at 100K entries they come from L3). After the unlock the stores drain while
+            // this call returns and the next one starts. Taken back below, or by the caller if
+            // the write fails (docs/speed-work.md, twenty-sixth session).
+            counted = writes.count();
+            try {
+                if (present && sameKind(h, isLarge, expires, fixedTtl)) {
+                    resize = !h.large() && h.valueLength != valueLength;
+                    if (h.large()
+                            ? h.valueLength == valueLength
+                            : !resize || (resizeInPlace && fitsPadded(h, valueLength))) {
+                        outcome = rewriteSlot(shard, slot, h, value, valueLength, expires, deadline, condition);
+                    }
                 }
+            } catch (Throwable t) {
+                writes.uncount();
+                throw t;
             }
         } finally {
             shard.unlock();
@@ -1079,9 +1091,9 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         if (outcome == NOT_IN_PLACE && resize) {
             outcome = RESIZE;
         }
-        // Counted once the look told whether the key is present (no ghost to look for) and hot
-        // (sampled), outside the lock. Taken back by the caller if the write fails.
-        countWrite(ks, hash, present, present && RecordLayout.accessSaturated(h.layout));
+        // Recorded once the look told whether the key is present (no ghost to look for) and hot
+        // (sampled), outside the lock.
+        recordWrite(ks, hash, present && RecordLayout.accessSaturated(h.layout), present, counted);
         return outcome;
     }
 
@@ -1639,7 +1651,12 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
      * still be lost, as a read's can.
      */
     private void countWrite(KeyScratch ks, long hash, boolean present, boolean saturated) {
-        if (sampledOut(saturated, writes.count())) {
+        recordWrite(ks, hash, saturated, present, writes.count());
+    }
+
+    /** {@link #countWrite} of a write already counted, whose count was {@code counted}. */
+    private void recordWrite(KeyScratch ks, long hash, boolean saturated, boolean present, long counted) {
+        if (sampledOut(saturated, counted)) {
             return; // counted as a put, not recorded
         }
         ks.sketchWord = policy.touchAhead(hash);
