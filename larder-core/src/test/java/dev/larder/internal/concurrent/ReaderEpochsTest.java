@@ -8,6 +8,8 @@ import java.lang.reflect.Field;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -298,5 +300,103 @@ class ReaderEpochsTest {
         assertThat(violations.get()).as("reads of freed nodes").isZero();
         assertThat(reclaimed).isGreaterThanOrEqualTo(1_000);
         assertThat(reads.get()).isGreaterThan(1000);
+    }
+
+    @Test
+    void idleUntilAReaderEntersAndAgainOnceEveryReaderLeft() throws Exception {
+        ReaderEpochs epochs = new ReaderEpochs(8);
+        assertThat(epochs.idle()).as("no reader ever entered").isTrue();
+        Reader first = new Reader(epochs).enterNow();
+        assertThat(epochs.idle()).as("the first reader inside").isFalse();
+        first.exitNow();
+        assertThat(epochs.idle()).as("it left").isTrue();
+        Reader second = new Reader(epochs).enterNow();
+        assertThat(epochs.idle()).as("a later reader inside").isFalse();
+        second.exitNow();
+        assertThat(epochs.idle()).isTrue();
+    }
+
+    /** The seq a writer publishes (odd while it changes the data) and the data a reader checks. */
+    private static final class Shared {
+        volatile long seq;
+        volatile long a;
+        volatile long b;
+        volatile boolean readerDone;
+    }
+
+    /**
+     * Dekker's handshake from a fresh indicator on: a writer that publishes an odd seq and then
+     * finds the indicator idle changes the data; a reader that entered and then waited for an
+     * even seq must never see the data change while it is inside, including the very first
+     * reader, which races the writer for the indicator's "entered" flag.
+     */
+    @Test
+    void aWriterThatFindsItIdleNeverChangesWhatTheFirstReaderReads() throws Exception {
+        int rounds = 2_000;
+        AtomicReference<ReaderEpochs> current = new AtomicReference<>();
+        AtomicReference<Shared> shared = new AtomicReference<>();
+        AtomicLong torn = new AtomicLong();
+        AtomicLong changesWhileReadersMayEnter = new AtomicLong();
+        CyclicBarrier start = new CyclicBarrier(2);
+        CyclicBarrier end = new CyclicBarrier(2);
+        Thread writer = Thread.ofPlatform().start(() -> {
+            try {
+                for (int r = 0; r < rounds; r++) {
+                    start.await();
+                    ReaderEpochs epochs = current.get();
+                    Shared d = shared.get();
+                    for (long i = 1; !d.readerDone; i++) {
+                        d.seq = d.seq + 1; // odd: a volatile write, a full fence before the look
+                        if (epochs.idle()) {
+                            d.a = i;
+                            d.b = i;
+                            changesWhileReadersMayEnter.incrementAndGet();
+                        }
+                        d.seq = d.seq + 1;
+                    }
+                    end.await();
+                }
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        try {
+            for (int r = 0; r < rounds; r++) {
+                current.set(new ReaderEpochs(8));
+                shared.set(new Shared());
+                start.await();
+                ReaderEpochs epochs = current.get();
+                Shared d = shared.get();
+                for (int spin = ThreadLocalRandom.current().nextInt(2_000); spin > 0; spin--) {
+                    Thread.onSpinWait(); // enter at a random point of the writer's loop
+                }
+                int token = epochs.enter();
+                try {
+                    while ((d.seq & 1) != 0) {
+                        Thread.onSpinWait();
+                    }
+                    long a1 = d.a;
+                    long b1 = d.b;
+                    for (int spin = 0; spin < 200; spin++) {
+                        Thread.onSpinWait();
+                    }
+                    if (d.a != a1 || d.b != b1 || a1 != b1) {
+                        torn.incrementAndGet();
+                    }
+                } finally {
+                    epochs.exit(token);
+                    d.readerDone = true;
+                }
+                end.await();
+            }
+        } finally {
+            writer.join(10_000);
+        }
+        assertThat(torn.get())
+                .as("rounds whose reader saw the data change under it")
+                .isZero();
+        assertThat(changesWhileReadersMayEnter.get())
+                .as("the writer changed the data while no reader was inside")
+                .isGreaterThan(rounds);
     }
 }
