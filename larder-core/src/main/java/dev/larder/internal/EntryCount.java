@@ -1,5 +1,6 @@
 package dev.larder.internal;
 
+import dev.larder.internal.concurrent.FieldHandles;
 import dev.larder.internal.concurrent.LinePadded;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -11,15 +12,7 @@ import java.lang.invoke.VarHandle;
  * each other (docs/speed-work.md, twenty-fifth session).
  */
 final class EntryCount extends LinePadded {
-    private static final VarHandle VALUE;
-
-    static {
-        try {
-            VALUE = MethodHandles.lookup().findVarHandle(EntryCount.class, "value", long.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private static final VarHandle VALUE = FieldHandles.of(MethodHandles.lookup(), "value", long.class);
 
     @SuppressWarnings("unused") // through VALUE
     private volatile long value;

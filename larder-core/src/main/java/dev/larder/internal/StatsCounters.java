@@ -1,5 +1,6 @@
 package dev.larder.internal;
 
+import dev.larder.internal.concurrent.FieldHandles;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.LongAdder;
@@ -13,15 +14,7 @@ import java.util.concurrent.atomic.LongAdder;
  * does, without an atomic one per eviction.
  */
 final class StatsCounters {
-    private static final VarHandle EVICTIONS;
-
-    static {
-        try {
-            EVICTIONS = MethodHandles.lookup().findVarHandle(StatsCounters.class, "evictions", long.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private static final VarHandle EVICTIONS = FieldHandles.of(MethodHandles.lookup(), "evictions", long.class);
 
     final LongAdder misses = new LongAdder();
     final LongAdder removals = new LongAdder();

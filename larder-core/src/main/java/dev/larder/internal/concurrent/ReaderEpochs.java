@@ -20,15 +20,7 @@ import java.lang.invoke.VarHandle;
  */
 public final class ReaderEpochs {
     private static final VarHandle COUNTERS = MethodHandles.arrayElementVarHandle(long[].class);
-    private static final VarHandle EPOCH;
-
-    static {
-        try {
-            EPOCH = MethodHandles.lookup().findVarHandle(ReaderEpochs.class, "epoch", long.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private static final VarHandle EPOCH = FieldHandles.of(MethodHandles.lookup(), "epoch", long.class);
 
     /** Longs per stripe: 128 bytes, two cache lines, against adjacent-line prefetch. */
     private static final int STRIDE = 16;

@@ -25,15 +25,7 @@ import java.util.concurrent.locks.LockSupport;
  * lines of the shard allocated before it (docs/speed-work.md, twenty-fifth session).
  */
 public class ShardLock extends LinePadded {
-    private static final VarHandle STATE;
-
-    static {
-        try {
-            STATE = MethodHandles.lookup().findVarHandle(ShardLock.class, "state", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private static final VarHandle STATE = FieldHandles.of(MethodHandles.lookup(), "state", int.class);
 
     @SuppressWarnings("unused") // through STATE: 0 free, 1 held
     private volatile int state;

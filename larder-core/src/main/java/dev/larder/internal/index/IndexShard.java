@@ -1,5 +1,6 @@
 package dev.larder.internal.index;
 
+import dev.larder.internal.concurrent.FieldHandles;
 import dev.larder.internal.concurrent.ShardLock;
 import dev.larder.internal.memory.MemoryBudget;
 import dev.larder.internal.memory.NativeMemory;
@@ -47,17 +48,8 @@ public final class IndexShard extends ShardLock {
     private static final int GROW_DIST = 96;
 
     private static final VarHandle WORD = ValueLayout.JAVA_LONG.varHandle();
-    private static final VarHandle SEQ;
-    private static final VarHandle PENDING;
-
-    static {
-        try {
-            SEQ = MethodHandles.lookup().findVarHandle(IndexShard.class, "seq", long.class);
-            PENDING = MethodHandles.lookup().findVarHandle(IndexShard.class, "pendingUpdates", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private static final VarHandle SEQ = FieldHandles.of(MethodHandles.lookup(), "seq", long.class);
+    private static final VarHandle PENDING = FieldHandles.of(MethodHandles.lookup(), "pendingUpdates", int.class);
 
     @SuppressWarnings("unused") // through SEQ
     private volatile long seq;

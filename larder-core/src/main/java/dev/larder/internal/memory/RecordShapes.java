@@ -1,5 +1,6 @@
 package dev.larder.internal.memory;
 
+import dev.larder.internal.concurrent.FieldHandles;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
@@ -18,18 +19,8 @@ import java.lang.invoke.VarHandle;
  * record sees its shape.
  */
 public final class RecordShapes {
-    private static final VarHandle FIRST;
-    private static final VarHandle SECOND;
-
-    static {
-        try {
-            MethodHandles.Lookup lookup = MethodHandles.lookup();
-            FIRST = lookup.findVarHandle(RecordShapes.class, "first", long.class);
-            SECOND = lookup.findVarHandle(RecordShapes.class, "second", long.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private static final VarHandle FIRST = FieldHandles.of(MethodHandles.lookup(), "first", long.class);
+    private static final VarHandle SECOND = FieldHandles.of(MethodHandles.lookup(), "second", long.class);
 
     /** {@code keyLength << 32 | valueLength}, or 0 while not learned (a key is never empty). */
     private volatile long first;
