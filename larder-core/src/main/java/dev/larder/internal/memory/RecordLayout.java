@@ -365,9 +365,6 @@ public final class RecordLayout {
          * @throws IllegalStateException if the record is malformed (a bug, never user input)
          */
         public Header parse(MemorySegment page, long offset, long limit, RecordShapes shapes) {
-            int k;
-            int v;
-            long p;
             if (offset + 8 <= page.byteSize()) {
                 // The layout byte and both varints usually sit in the first 8 bytes: one bounds
                 // check for all of them instead of one per byte.
@@ -377,28 +374,46 @@ public final class RecordLayout {
                 if (format >= FORMAT_SHAPE_0) {
                     return shaped(offset, limit, shapes, format);
                 }
-                if (format == FORMAT_PADDED) {
-                    return padded(page, offset, limit);
-                }
-                int at = 1;
-                int b = (int) (w >>> 8) & 0xFF;
-                k = b & 0x7F;
-                for (int shift = 7; (b & 0x80) != 0 && at < 3; shift += 7) {
+                return parseLengths(page, offset, limit, shapes, w);
+            }
+            return parseNearEnd(page, offset, limit, shapes);
+        }
+
+        /**
+         * {@link #parse} of a record whose first 8 bytes {@code w} are not a learned shape's:
+         * kept apart so that {@link #parse}, small, is inlined into the lookups that mostly meet
+         * shaped records.
+         */
+        private Header parseLengths(MemorySegment page, long offset, long limit, RecordShapes shapes, long w) {
+            if ((layout & FORMAT_MASK) == FORMAT_PADDED) {
+                return padded(page, offset, limit);
+            }
+            int at = 1;
+            int b = (int) (w >>> 8) & 0xFF;
+            int k = b & 0x7F;
+            for (int shift = 7; (b & 0x80) != 0 && at < 3; shift += 7) {
+                b = (int) (w >>> (++at << 3)) & 0xFF;
+                k |= (b & 0x7F) << shift;
+            }
+            if ((b & 0x80) == 0) {
+                b = (int) (w >>> (++at << 3)) & 0xFF;
+                int v = b & 0x7F;
+                for (int shift = 7; (b & 0x80) != 0 && at < 7 && shift < 35; shift += 7) {
                     b = (int) (w >>> (++at << 3)) & 0xFF;
-                    k |= (b & 0x7F) << shift;
+                    v |= (b & 0x7F) << shift;
                 }
                 if ((b & 0x80) == 0) {
-                    b = (int) (w >>> (++at << 3)) & 0xFF;
-                    v = b & 0x7F;
-                    for (int shift = 7; (b & 0x80) != 0 && at < 7 && shift < 35; shift += 7) {
-                        b = (int) (w >>> (++at << 3)) & 0xFF;
-                        v |= (b & 0x7F) << shift;
-                    }
-                    if ((b & 0x80) == 0) {
-                        return finish(offset, k, v, v, offset + at + 1, limit);
-                    }
+                    return finish(offset, k, v, v, offset + at + 1, limit);
                 }
             }
+            return parseNearEnd(page, offset, limit, shapes);
+        }
+
+        /** {@link #parse} byte by byte: a record within 8 bytes of its page's end, or long lengths. */
+        private Header parseNearEnd(MemorySegment page, long offset, long limit, RecordShapes shapes) {
+            int k;
+            int v;
+            long p;
             layout = (byte) BYTE_HANDLE.getAcquire(page, offset + LAYOUT_OFFSET) & 0xFF;
             int format = layout & FORMAT_MASK;
             if (format >= FORMAT_SHAPE_0) {
