@@ -10,7 +10,16 @@ import org.junit.jupiter.params.provider.CsvSource;
 class MemoryEstimatorTest {
 
     @ParameterizedTest
-    @CsvSource({"200000, 16, 256", "200000, 16, 32", "50000, 40, 1000", "2000, 16, 100000", "10000, 8, 256"})
+    @CsvSource({
+        "200000, 16, 256",
+        "200000, 16, 32",
+        "50000, 40, 1000",
+        "2000, 16, 100000",
+        "10000, 8, 256",
+        "10000, 16, 1024",
+        "5000, 16, 600",
+        "3000, 16, 3000"
+    })
     void aCacheSizedByTheEstimateHoldsTheEntriesAndUsesAboutThatMuch(int entries, int keyBytes, int valueBytes) {
         MemoryEstimator.MemoryEstimate estimate = MemoryEstimator.estimate(entries, keyBytes, valueBytes);
         byte[] value = new byte[valueBytes];
@@ -25,7 +34,10 @@ class MemoryEstimatorTest {
             long keyCorrection = (long) entries * (keyBytes - 8);
             assertThat(cache.size()).as("nothing evicted").isEqualTo(entries);
             double predicted = estimate.totalBytes() - keyCorrection;
-            assertThat((double) cache.memoryUsed()).isBetween(0.85 * predicted, 1.0 * estimate.totalBytes());
+            // Up to 1% over: when maintenance frees its batch of pages is a matter of timing, and
+            // a small cache of large values has few, large pages (3,000 of 3 KB: 32 KiB pages,
+            // a page is 0.3% of the total).
+            assertThat((double) cache.memoryUsed()).isBetween(0.85 * predicted, 1.01 * estimate.totalBytes());
             // Overwriting every entry twice more stays within the recommended budget without
             // evicting: compaction reclaims the dead records.
             for (int round = 0; round < 2; round++) {

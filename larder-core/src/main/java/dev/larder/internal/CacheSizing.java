@@ -80,7 +80,9 @@ public record CacheSizing(int pageSize, int shards, int writerStripes, int initi
         long pageSizingBytes = maximumBytes * Math.max(1, partitions);
         int pageSize = (int) Math.min(
                 MAX_PAGE_SIZE,
-                Math.max(MIN_PAGE_SIZE, Long.highestOneBit(Math.max(1, pageSizingBytes / TARGET_PAGES))));
+                Math.max(
+                        Math.max(MIN_PAGE_SIZE, pageFloorForEntries(maximumBytes, expectedEntries)),
+                        Long.highestOneBit(Math.max(1, pageSizingBytes / TARGET_PAGES))));
         if (pageSize >= NativeMemory.HUGE_PAGE / 2) {
             // A whole huge page (NativeMemory.allocate aligns it to one): budgets of 2-4 GiB get
             // 1,024-2,048 pages of 2 MiB instead of 2,048-4,096 of 1 MiB.
@@ -118,6 +120,40 @@ public record CacheSizing(int pageSize, int shards, int writerStripes, int initi
                             Math.ceil(expectedEntries / (double) shards / IndexShard.PRESIZED_LOAD)));
         }
         return new CacheSizing(pageSize, shards, stripes, slots, maxLoad);
+    }
+
+    /**
+     * Average entries a page holds at least, when the expected entries say how large an entry
+     * is (its share of the budget, index and headroom included): a value past an eighth of a page
+     * goes to an extent of its own (a second allocation, and a read through a reader epoch), so
+     * a page of {@value} average entries keeps a value of the average size, and some larger, in
+     * the page. A small cache of values of a kilobyte had 4 KiB pages (its budget / {@link
+     * #TARGET_PAGES}) and put every value in an extent: one thread's GET at 10K entries 375 ns
+     * against OHC's 262, inserts 365 against 194. Not more: a page of 32 average entries made
+     * a 4,000-entry cache of 256-byte values 94 pages of 16 KiB, too few for compaction to keep
+     * up with values that change length, and it evicted (docs/speed-work.md, twenty-seventh
+     * session).
+     */
+    static final int MIN_ENTRIES_PER_PAGE = 8;
+
+    /**
+     * The most {@link #MIN_ENTRIES_PER_PAGE} raises a page to: values of more than 4 KiB still go
+     * to extents in a small cache, where a record's copy forward (a second chance, a compaction)
+     * would otherwise move the whole value.
+     */
+    static final int MAX_PAGE_FLOOR = 32 * 1024;
+
+    /**
+     * The least page size for a cache of {@code maximumBytes} expecting {@code expectedEntries}
+     * (0 when unknown): {@link #MIN_ENTRIES_PER_PAGE} entries of its budget's average, up to
+     * {@link #MAX_PAGE_FLOOR}.
+     */
+    static int pageFloorForEntries(long maximumBytes, long expectedEntries) {
+        if (expectedEntries <= 0) {
+            return 0;
+        }
+        long wanted = Math.min(MAX_PAGE_FLOOR, MIN_ENTRIES_PER_PAGE * Math.max(1, maximumBytes / expectedEntries));
+        return (int) Math.min(MAX_PAGE_FLOOR, Long.highestOneBit(wanted - 1) << 1);
     }
 
     /** Values longer than this go to their own extent instead of a page. */

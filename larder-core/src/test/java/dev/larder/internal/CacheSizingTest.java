@@ -220,4 +220,44 @@ class CacheSizingTest {
         assertThat(s.shards()).isEqualTo(64);
         assertThat(s.initialSlotsPerShard()).isEqualTo(20_834);
     }
+
+    @Property(tries = 500)
+    void pagesHoldAValueOfTheAverageEntrysSizeUpToFourKibibytes(
+            @ForAll @IntRange(min = 1, max = 100_000_000) int entries,
+            @ForAll @IntRange(min = 16, max = 200_000) int bytesPerEntry,
+            @ForAll("cores") int cores) {
+        long maximumBytes = (long) entries * bytesPerEntry;
+        CacheSizing s = CacheSizing.of(maximumBytes, entries, -1, 0, cores);
+        assertThat(Integer.bitCount(s.pageSize())).isEqualTo(1);
+        assertThat(s.largeValueThreshold())
+                .isGreaterThanOrEqualTo(Math.min(bytesPerEntry, CacheSizing.MAX_PAGE_FLOOR / 8));
+        // Never smaller than without the expected entries; raised only up to the floor's ceiling.
+        int without = CacheSizing.of(maximumBytes, -1, -1, 0, cores).pageSize();
+        assertThat(s.pageSize()).isGreaterThanOrEqualTo(without);
+        if (s.pageSize() > without) {
+            assertThat(s.pageSize()).isLessThanOrEqualTo(CacheSizing.MAX_PAGE_FLOOR);
+        }
+    }
+
+    @Test
+    void theExpectedEntriesRaiseTheSmallPagesOfASmallCache() {
+        // 10,000 entries of ~1 KiB: 10 MiB / 2,048 is 5 KiB, 4 KiB pages, and 1 KiB values would
+        // each get an extent; 8 entries of 1,100 bytes make 16 KiB pages, a 2 KiB threshold.
+        CacheSizing s = CacheSizing.of(10_000L * 1100, 10_000, -1, 0, 2);
+        assertThat(s.pageSize()).isEqualTo(16 * 1024);
+        assertThat(s.largeValueThreshold()).isEqualTo(2048);
+        assertThat(CacheSizing.of(10_000L * 1100, -1, -1, 0, 2).pageSize()).isEqualTo(4096);
+        // Smaller entries keep the 4 KiB floor: 10,000 of 256-byte values (~380 bytes of budget
+        // each), 8 of them in 3,040 bytes.
+        assertThat(CacheSizing.of(10_000L * 380, 10_000, -1, 0, 2).pageSize()).isEqualTo(4096);
+        // 600-byte values (~800 bytes each): 8 KiB pages, a 1 KiB threshold instead of 512.
+        assertThat(CacheSizing.of(5_000L * 800, 5_000, -1, 0, 2).largeValueThreshold())
+                .isEqualTo(1024);
+        // Large caches already have larger pages: 1M entries of ~380 bytes, 128 KiB.
+        assertThat(CacheSizing.of(1_000_000L * 380, 1_000_000, -1, 0, 2).pageSize())
+                .isEqualTo(128 * 1024);
+        // Huge values stay in extents: the floor stops at 32 KiB (a 4 KiB threshold).
+        assertThat(CacheSizing.pageFloorForEntries(2_000L * 100_000, 2_000)).isEqualTo(CacheSizing.MAX_PAGE_FLOOR);
+        assertThat(CacheSizing.pageFloorForEntries(1L << 20, -1)).isZero();
+    }
 }
