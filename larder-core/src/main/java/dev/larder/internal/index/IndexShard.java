@@ -240,18 +240,26 @@ public final class IndexShard extends ShardLock {
         liveBytes += recordBytes;
     }
 
+    /**
+     * Robin Hood placement of {@code word} from {@code slot}. Plain stores: the caller is between
+     * {@link #beginChange} and {@link #endChange}, whose fences order them after the record's
+     * bytes and before the even seq; inside the window their order does not matter (an optimistic
+     * reader validates, an epoch reader validates a miss, and every word it can see leads to a
+     * record of its key). Release stores here kept the compiler from hoisting the segment's
+     * checks out of the walk: inserts 3-10% slower (docs/speed-work.md, twenty-seventh session).
+     */
     private void place(MemorySegment t, int cap, long word, int slot) {
         int d = 0;
         for (; ; ) {
             long w = (long) WORD.get(t, (long) slot << 3);
             if (w == IndexWord.EMPTY) {
-                WORD.setRelease(t, (long) slot << 3, IndexWord.withDist(word, d));
+                WORD.set(t, (long) slot << 3, IndexWord.withDist(word, d));
                 maxDist = Math.max(maxDist, d);
                 return;
             }
             int wd = IndexWord.dist(w);
             if (wd < d) {
-                WORD.setRelease(t, (long) slot << 3, IndexWord.withDist(word, d));
+                WORD.set(t, (long) slot << 3, IndexWord.withDist(word, d));
                 maxDist = Math.max(maxDist, d);
                 word = w;
                 d = wd;
@@ -266,7 +274,10 @@ public final class IndexShard extends ShardLock {
         }
     }
 
-    /** Removes the word in {@code slot} by shifting its followers back. Caller holds the lock. */
+    /**
+     * Removes the word in {@code slot} by shifting its followers back, with plain stores (see
+     * {@link #place}). Caller holds the lock.
+     */
     public void removeAt(int slot, int recordBytes) {
         beginChange();
         try {
@@ -276,10 +287,10 @@ public final class IndexShard extends ShardLock {
                 int next = hole + 1 == capacity ? 0 : hole + 1;
                 long w = (long) WORD.get(t, (long) next << 3);
                 if (w == IndexWord.EMPTY || IndexWord.dist(w) == 0) {
-                    WORD.setRelease(t, (long) hole << 3, IndexWord.EMPTY);
+                    WORD.set(t, (long) hole << 3, IndexWord.EMPTY);
                     break;
                 }
-                WORD.setRelease(t, (long) hole << 3, IndexWord.withDist(w, IndexWord.dist(w) - 1));
+                WORD.set(t, (long) hole << 3, IndexWord.withDist(w, IndexWord.dist(w) - 1));
                 hole = next;
             }
         } finally {
