@@ -152,8 +152,8 @@ public record CacheSizing(int pageSize, int shards, int writerStripes, int initi
         if (expectedEntries <= 0) {
             return 0;
         }
-        long wanted = Math.min(MAX_PAGE_FLOOR, MIN_ENTRIES_PER_PAGE * Math.max(1, maximumBytes / expectedEntries));
-        return (int) Math.min(MAX_PAGE_FLOOR, Long.highestOneBit(wanted - 1) << 1);
+        long perEntry = Math.min(MAX_PAGE_FLOOR / MIN_ENTRIES_PER_PAGE, Math.max(1, maximumBytes / expectedEntries));
+        return ceilPow2((int) perEntry * MIN_ENTRIES_PER_PAGE);
     }
 
     /** Values longer than this go to their own extent instead of a page. */
