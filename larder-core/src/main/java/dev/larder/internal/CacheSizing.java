@@ -113,6 +113,7 @@ public record CacheSizing(int pageSize, int shards, int writerStripes, int initi
             slots = (int) Math.min(MAX_SLOTS_PER_SHARD, Math.max(IndexShard.MIN_CAPACITY, totalSlots / shards));
             maxLoad = Math.max(maxLoad, Math.min(IndexShard.HARD_MAX_LOAD, expectedEntries / (double) totalSlots));
         } else if (expectedEntries > 0) {
+            maxLoad = IndexShard.PRESIZED_MAX_LOAD;
             slots = (int) Math.min(
                     MAX_SLOTS_PER_SHARD,
                     Math.max(

@@ -30,15 +30,25 @@ import java.lang.invoke.VarHandle;
  *
  * <p>Capacity is any number of slots, not a power of two (the home slot is a multiply-shift of
  * the hash), so the table grows by 1.25x and its load factor stays between 0.64 and 0.8:
- * 10 to 12.5 bytes of index per entry. Higher loads cost inserts and evictions more than the
- * bytes are worth: an insert walks to the cluster's first empty slot and an eviction's
- * backward shift to its end, about 13 slots at 0.8 against 8.5 at 0.75 (measured 2026-11-24,
- * docs/speed-work.md: a presized table at 0.75 instead of 0.8 made inserts 9-18% faster).
+ * 10 to 12.5 bytes of index per entry. A table presized for the expected entries holds them at
+ * 0.8 (10 bytes) and grows at 0.86. Higher loads cost inserts and evictions more than the bytes
+ * are worth: an insert walks to the cluster's first empty slot and an eviction's backward shift
+ * to its end, about 13 slots at 0.8 and 26 at 0.86. Presized at 0.75 instead of 0.8, inserts
+ * were 9-18% faster on 2026-11-24; since the walks' plain stores (2026-11-26) they are not
+ * (docs/speed-work.md, fifth and twenty-eighth sessions).
  */
 public final class IndexShard extends ShardLock {
     public static final double MAX_LOAD = 0.8;
     /** The load a table presized for the expected entries has once they are all in. */
-    public static final double PRESIZED_LOAD = 0.75;
+    public static final double PRESIZED_LOAD = 0.8;
+    /**
+     * The load at which a presized table grows: a shard's share of the keys runs over the
+     * average (by about 1% at a million entries on 64 shards, by one standard deviation, 1 /
+     * sqrt(entries per shard)), and growing by a quarter for that costs the shard 12.5 bytes per
+     * entry more. 7.5% over the presized load is nine deviations at a million entries, three at
+     * 100,000.
+     */
+    public static final double PRESIZED_MAX_LOAD = 0.86;
 
     public static final double GROWTH = 1.25;
     /** A shard whose budget cannot grow fills up to this before it refuses inserts. */
