@@ -122,7 +122,7 @@ public final class MemoryEstimator {
      * @param recordBytes records in pages: headers, keys and small values
      * @param largeValueBytes values stored in extents of their own
      * @param indexBytes the hash index
-     * @param sketchBytes the admission policy's frequency sketch (2 to 4 bytes per entry)
+     * @param sketchBytes the admission policy's frequency sketch (3 bytes per entry, 4 KiB at least)
      * @param pageSlackBytes page tails no record fits, partly filled pages and headroom
      * @param totalBytes the memory the entries occupy once written: the sum of the above
      * @param overwriteHeadroomBytes room for the dead records that overwrites leave behind until

@@ -56,7 +56,7 @@ class MemoryEstimatorTest {
         assertThat(e.indexShare()).isBetween(0.03, 0.05);
         var small = MemoryEstimator.estimate(1_000_000, 16, 32);
         assertThat(small.bytesPerEntry()).isBetween(55.0, 68.0);
-        assertThat(small.sketchBytes()).as("the sketch: 4 bytes per entry").isBetween(3_999_000L, 4_000_000L);
+        assertThat(small.sketchBytes()).as("the sketch: 3 bytes per entry").isBetween(2_999_000L, 3_000_000L);
     }
 
     @Test

@@ -5,12 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.larder.Codecs;
 import dev.larder.Larder;
 import dev.larder.LarderCache;
+import dev.larder.internal.policy.FrequencySketch;
 import org.junit.jupiter.api.Test;
 
 /**
  * The frequency sketch counts accesses only once the cache is full: it holds its entry bound, or
  * has evicted (see {@code WindowTinyLfu#counting}), so a cache bounded by bytes alone, whose
- * entry capacity is only a guess, still starts. And it stays at 4 bytes per entry of the bound
+ * entry capacity is only a guess, still starts. And it stays at 3 bytes per entry of the bound
  * when the entry count passes the bound by the eviction's slack.
  */
 class SketchWarmUpTest {
@@ -60,7 +61,7 @@ class SketchWarmUpTest {
     }
 
     @Test
-    void theSketchStaysAtFourBytesPerEntryOfTheBoundWhenTheCountPassesIt() {
+    void theSketchStaysAtItsBytesPerEntryOfTheBoundWhenTheCountPassesIt() {
         int bound = 100_000;
         try (LarderCache<Long, byte[]> cache = Larder.newBuilder(Codecs.longs(), Codecs.bytes())
                 .maximumBytes(256L << 20)
@@ -69,7 +70,7 @@ class SketchWarmUpTest {
                 .build()) {
             NativeCache<?, ?> nativeCache = (NativeCache<?, ?>) cache;
             long sized = nativeCache.policy.sketchBytes();
-            assertThat(sized).isEqualTo(4L * bound);
+            assertThat(sized).isEqualTo(FrequencySketch.bytesFor(bound));
             for (long k = 0; k < 3L * bound; k++) {
                 cache.put(k, new byte[] {1});
             }

@@ -43,10 +43,10 @@ public final class WindowTinyLfu {
      * An experiment knob, not an API: the system property {@code larder.sketchScale} (read once,
      * when this class loads; default 1.0) multiplies every sketch's size, in whole 64-byte blocks,
      * at least one block and at most {@link FrequencySketch#MAX_BYTES}. It exists to measure what
-     * a table smaller than 4 bytes per entry costs in hit rate: at a billion entries the 1 GiB
-     * ceiling leaves 1.07 bytes per entry, which {@code -Dlarder.sketchScale=0.27} reproduces at
-     * any size of 1,024 entries or more (see docs/sketch-ceiling.md). A value that is not a
-     * positive finite number is ignored.
+     * a table smaller than {@link FrequencySketch#BYTES_PER_ENTRY} bytes per entry costs in hit
+     * rate: at a billion entries the 1 GiB ceiling leaves 1.07 bytes per entry, which {@code
+     * -Dlarder.sketchScale=0.36} reproduces at any size of 1,366 entries or more (see
+     * docs/sketch-ceiling.md). A value that is not a positive finite number is ignored.
      */
     static final double SKETCH_SCALE = parseScale(System.getProperty("larder.sketchScale"));
 
@@ -157,7 +157,7 @@ public final class WindowTinyLfu {
     }
 
     /**
-     * The smallest sketch worth loading ahead: a smaller one (caches of fewer than 256K entries)
+     * The smallest sketch worth loading ahead: a smaller one (caches of fewer than ~350K entries)
      * mostly stays in a core's cache between two drains, and the load would be work for nothing.
      */
     static final long TOUCH_AHEAD_MIN_BYTES = 1L << 20;

@@ -16,11 +16,11 @@ class WindowTinyLfuScaleTest {
 
     @Test
     void aScaleShrinksTheTableInWholeBlocksDownToOne() {
-        // 0.27: a billion entries' share of the 1 GiB ceiling, at 10,000 entries.
-        assertThat(WindowTinyLfu.sketchBytesFor(10_000, 0.27)).isEqualTo(10_752L); // 40,000 * 0.27 = 10,800
-        assertThat(WindowTinyLfu.sketchBytesFor(1_000, 0.27)).isEqualTo(1_088L); // the 4 KiB floor, scaled
+        // 0.36: a billion entries' share of the 1 GiB ceiling, at 10,000 entries.
+        assertThat(WindowTinyLfu.sketchBytesFor(10_000, 0.36)).isEqualTo(10_752L); // 30,000 * 0.36 = 10,800
+        assertThat(WindowTinyLfu.sketchBytesFor(1_000, 0.36)).isEqualTo(1_472L); // the 4 KiB floor, scaled
         assertThat(WindowTinyLfu.sketchBytesFor(1_000, 0.001)).isEqualTo(64L);
-        assertThat(WindowTinyLfu.sketchBytesFor(1L << 28, 0.5)).isEqualTo(1L << 29);
+        assertThat(WindowTinyLfu.sketchBytesFor(1L << 28, 0.5)).isEqualTo(3L << 27);
         // Never above the ceiling.
         assertThat(WindowTinyLfu.sketchBytesFor(1L << 28, 4.0)).isEqualTo(FrequencySketch.MAX_BYTES);
         assertThat(WindowTinyLfu.sketchBytesFor(1_000, 2.0)).isEqualTo(8_192L);

@@ -18,8 +18,9 @@ import org.junit.jupiter.api.Test;
  */
 class WindowTinyLfuTouchAheadTest {
 
-    /** Entries whose sketch is exactly the smallest worth touching (4 bytes per entry). */
-    private static final long LARGE = WindowTinyLfu.TOUCH_AHEAD_MIN_BYTES / 4;
+    /** Entries whose sketch is exactly the smallest worth touching. */
+    private static final long LARGE = (WindowTinyLfu.TOUCH_AHEAD_MIN_BYTES + FrequencySketch.BYTES_PER_ENTRY - 1)
+            / FrequencySketch.BYTES_PER_ENTRY;
 
     private WindowTinyLfu policy;
 
