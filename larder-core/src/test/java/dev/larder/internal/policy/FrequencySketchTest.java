@@ -321,8 +321,9 @@ class FrequencySketchTest {
             long capacity = i < 25 ? 16L << i : 16 + random.nextLong(CEILING_CAPACITY - 15);
             long bytes = FrequencySketch.bytesFor(capacity);
             assertThat(bytes % 64).as("whole blocks for %d", capacity).isZero();
-            if (capacity >= 1366) {
-                assertThat(bytes).as("bytes for %d", capacity).isBetween(3 * capacity - 63, 3 * capacity);
+            long perEntry = FrequencySketch.BYTES_PER_ENTRY;
+            if (capacity > FrequencySketch.MIN_BYTES / perEntry) {
+                assertThat(bytes).as("bytes for %d", capacity).isBetween(perEntry * capacity - 63, perEntry * capacity);
             } else {
                 assertThat(bytes).as("the floor for %d", capacity).isEqualTo(4096);
             }
