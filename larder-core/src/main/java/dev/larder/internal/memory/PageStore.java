@@ -224,21 +224,55 @@ public final class PageStore {
         int index = (stripe + 1) * STRIDE;
         for (; ; ) {
             long c = (long) CURSOR.getVolatile(cursors, index);
-            if (c != NO_PAGE) {
-                int page = (int) (c >>> 32);
-                int top = (int) c;
-                int size = RecordLayout.recordSize(top, format, keyLength, valueLength, expires, large);
-                if (top + size <= pageSize) {
-                    if (CURSOR.compareAndSet(cursors, index, c, c + size)) {
-                        return location(page, top);
-                    }
-                    continue;
-                }
+            long location = reserveAt(index, c, format, keyLength, valueLength, expires, large);
+            if (location >= 0) {
+                return location;
             }
-            if (!roll(stripe, c)) {
+            if (location == FULL && !roll(stripe, c)) {
                 return NO_PAGE;
             }
         }
+    }
+
+    /**
+     * Reserves room for one record on the page {@code stripe} appends to now, or returns {@link
+     * #NO_PAGE} when that page is full (or there is none): never takes a page, so never waits.
+     * For a writer that holds a shard's lock, which must not wait for eviction.
+     */
+    public long reserveOnPage(int stripe, int format, int keyLength, int valueLength, boolean expires, boolean large) {
+        int index = (stripe + 1) * STRIDE;
+        for (; ; ) {
+            long c = (long) CURSOR.getVolatile(cursors, index);
+            long location = reserveAt(index, c, format, keyLength, valueLength, expires, large);
+            if (location >= 0) {
+                return location;
+            }
+            if (location == FULL) {
+                return NO_PAGE;
+            }
+        }
+    }
+
+    /** {@link #reserveAt}'s answers besides a location. */
+    private static final long FULL = -2L;
+
+    private static final long RACED = -3L;
+
+    /**
+     * The record's location on the cursor {@code c} of the stripe at {@code index}, or {@link
+     * #FULL} (no page, or no room on it), or {@link #RACED} (the cursor moved: read it again).
+     */
+    private long reserveAt(
+            int index, long c, int format, int keyLength, int valueLength, boolean expires, boolean large) {
+        if (c == NO_PAGE) {
+            return FULL;
+        }
+        int top = (int) c;
+        int size = RecordLayout.recordSize(top, format, keyLength, valueLength, expires, large);
+        if (top + size > pageSize) {
+            return FULL;
+        }
+        return CURSOR.compareAndSet(cursors, index, c, c + size) ? location((int) (c >>> 32), top) : RACED;
     }
 
     /**
