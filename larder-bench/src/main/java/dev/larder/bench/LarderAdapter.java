@@ -7,6 +7,7 @@ import dev.larder.LarderCache;
 import dev.larder.MemoryEstimator;
 import dev.larder.ValueReader;
 import java.lang.foreign.ValueLayout;
+import java.time.Duration;
 
 /**
  * Larder sized by its own estimator for the entries, keys and values the benchmark uses (the
@@ -31,6 +32,9 @@ final class LarderAdapter implements BenchCache {
         if (PARTITIONS > 0) {
             builder.partitions(PARTITIONS);
         }
+        if (EXPIRE_AFTER_WRITE_SECONDS > 0) {
+            builder.expireAfterWrite(Duration.ofSeconds(EXPIRE_AFTER_WRITE_SECONDS));
+        }
         this.cache = builder.build();
     }
 
@@ -39,6 +43,12 @@ final class LarderAdapter implements BenchCache {
      * ({@code LarderBuilder.partitions}) instead of the default for the machine, for A/B runs.
      */
     static final int PARTITIONS = Integer.getInteger("larder.bench.partitions", -1);
+
+    /**
+     * {@code -Dlarder.bench.expireAfterWrite=S}: every entry expires S seconds after its write, for
+     * runs of the path an expiring cache takes (a deadline in every record); none by default.
+     */
+    static final long EXPIRE_AFTER_WRITE_SECONDS = Long.getLong("larder.bench.expireAfterWrite", 0);
 
     /**
      * {@code -Dlarder.bench.bytesOnly=true}: the cache is bounded by its budget alone, as OHC is,

@@ -860,6 +860,10 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                 if (outcome == RESIZE) {
                     // Padded while the budget has room to spare; else exact, in the usual format.
                     capacity = resizeInPlace ? paddedCapacity(ks.header.capacity, valueLength) : -1;
+                } else if (outcome == NEED_ENTRY) {
+                    // An absent key at the entry bound's hard limit: a slot first, so that the
+                    // append below is not written only to be abandoned by its install.
+                    awaitEntrySlot();
                 } else if (outcome != NOT_IN_PLACE) {
                     done = outcome != FAILED;
                     if (done) {
@@ -1031,8 +1035,9 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
      * record, no copy forward later, no dead bytes. Returns the replaced location, {@link
      * #FAILED}, {@link #RESIZE} when the key's record holds a value of another length that cannot
      * be rewritten in place, or {@link #NOT_IN_PLACE} when the write must append for another
-     * reason (no such record, another expiry kind, or someone who must not see the bytes change
-     * is looking).
+     * reason (another expiry kind, someone who must not see the bytes change is looking, or no
+     * such record and {@link #insertUnderLock} could not insert it without waiting). A key found
+     * absent is inserted under the same lock if it can be: then {@link #ABSENT}.
      *
      * <p>Under the shard's lock, between {@link IndexShard#beginChangeFenced} and {@link
      * IndexShard#endChange}: optimistic readers of the shard see the seq move and retry. Readers in
@@ -1080,8 +1085,9 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                             : !resize || (resizeInPlace && fitsPadded(h, valueLength))) {
                         outcome = rewriteSlot(shard, slot, h, value, valueLength, expires, deadline, condition);
                     }
-                } else if (!present && !isLarge && !expires) {
-                    outcome = insertUnderLock(shard, hash, ks, value, valueLength, condition);
+                } else if (!present && !isLarge) {
+                    outcome = insertUnderLock(
+                            shard, hash, ks, value, valueLength, expires, fixedTtl, deadline, condition);
                 }
             } catch (Throwable t) {
                 writes.uncount();
@@ -1103,34 +1109,50 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
      * Under the shard's lock, for a key its look found absent: appends the record and installs
      * it without letting go of the lock, if nothing needs waiting for (the stripe's page has room,
      * an entry slot is free, the table need not grow). Returns {@link #ABSENT}, {@link #FAILED}
-     * if the condition wants the key present, or {@link #NOT_IN_PLACE} for the append path,
-     * which waits for what is missing. One lock and one look per insert instead of two
-     * (docs/speed-work.md, twenty-ninth session).
+     * if the condition wants the key present, {@link #NEED_ENTRY} at the entry bound's hard
+     * limit, or {@link #NOT_IN_PLACE} for the append path, which waits for what is missing. One
+     * lock and one look per insert instead of two (docs/speed-work.md, twenty-ninth session).
      *
      * <p>Only for an infallible codec (an in-place write's): its value is written under the lock.
+     * A deadline is noted on the page under the lock too, as an in-place rewrite notes its own.
      * Readers do not see the record until its word is in the table, and the evictor, which may
      * meet it in the log first, waits for it to be decided, as for any append.
      */
-    private long insertUnderLock(IndexShard shard, long hash, KeyScratch ks, V value, int valueLength, long condition) {
+    private long insertUnderLock(
+            IndexShard shard,
+            long hash,
+            KeyScratch ks,
+            V value,
+            int valueLength,
+            boolean expires,
+            boolean fixedTtl,
+            long deadline,
+            long condition) {
         if (!conditionHolds(condition, ABSENT)) {
             return FAILED;
         }
-        if (!shard.hasRoomWithoutGrowth() || !tryAddEntry()) {
+        if (!shard.hasRoomWithoutGrowth()) {
             return NOT_IN_PLACE;
+        }
+        if (!tryAddEntry()) {
+            return NEED_ENTRY;
         }
         int keyLength = ks.length;
         int format = store.shapes().formatFor(keyLength, valueLength, false);
-        long location = store.reserveOnPage(writerStripe(), format, keyLength, valueLength, false, false);
+        long location = store.reserveOnPage(writerStripe(), format, keyLength, valueLength, expires, false);
         if (location == PageStore.NO_PAGE) {
             entries.decrementAndGet();
             return NOT_IN_PLACE;
+        }
+        if (expires) {
+            store.noteDeadline(location, deadline);
         }
         MemorySegment page = store.page(location);
         long offset = store.offset(location);
         int recordBytes;
         try {
             long keyAt = RecordLayout.writeHeader(
-                    page, offset, format, keyLength, valueLength, valueLength, false, false, false, 0);
+                    page, offset, format, keyLength, valueLength, valueLength, false, expires, fixedTtl, deadline);
             MemorySegment.copy(ks.bytes, 0, page, ValueLayout.JAVA_BYTE, keyAt, keyLength);
             valueCodec.write(value, page, keyAt + keyLength);
             recordBytes = (int) (keyAt + keyLength + valueLength - offset);
