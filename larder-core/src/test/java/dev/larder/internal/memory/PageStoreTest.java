@@ -332,6 +332,45 @@ class PageStoreTest {
     }
 
     @Test
+    void reserveOnPageUsesOnlyThePageTheStripeAppendsToAndNeverTakesOne() {
+        MemoryBudget budget = new MemoryBudget(8 * PAGE);
+        PageStore store = new PageStore(PAGE, 1 << 20, 1, budget);
+        int format = RecordLayout.FORMAT_VARINT;
+        int value = 1000; // four records per page
+        // No page yet: nothing to reserve on, and none is taken.
+        assertThat(store.reserveOnPage(0, format, 10, value, false, false)).isEqualTo(PageStore.NO_PAGE);
+        assertThat(budget.used()).isZero();
+
+        Reserved first = reserveAndWrite(store, 0, 10, value, false, (byte) 1); // takes a page
+        long page = first.location() / PAGE;
+        long top = first.size();
+        int onPage = 1;
+        for (; ; ) {
+            long location = store.reserveOnPage(0, format, 10, value, false, false);
+            if (location == PageStore.NO_PAGE) {
+                break;
+            }
+            assertThat(location / PAGE).as("on the stripe's page").isEqualTo(page);
+            assertThat(store.offset(location)).as("right after the last record").isEqualTo(top);
+            top += RecordLayout.recordSize(top, format, 10, value, false, false);
+            onPage++;
+        }
+        assertThat(onPage).isEqualTo(4);
+        assertThat(top + RecordLayout.recordSize(top, format, 10, value, false, false))
+                .as("the page had no room left")
+                .isGreaterThan(PAGE);
+        assertThat(budget.used()).as("no second page").isEqualTo(PAGE);
+        assertThat(store.isSealed((int) page)).isFalse();
+
+        // reserve rolls to a fresh page where reserveOnPage gave up.
+        Reserved next = reserveAndWrite(store, 0, 10, value, false, (byte) 2);
+        assertThat(next.location() / PAGE).isNotEqualTo(page);
+        assertThat(store.isSealed((int) page)).isTrue();
+        store.freeAll();
+        assertThat(budget.used()).isZero();
+    }
+
+    @Test
     void reserveReturnsNoPageWhenTheBudgetIsSpentAndTheEvictorKeepsItsReserve() {
         MemoryBudget budget = new MemoryBudget(3 * PAGE);
         PageStore store = new PageStore(PAGE, 1 << 20, 1, budget);
