@@ -934,26 +934,11 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         int stripe = writerStripe();
         for (; ; ) {
             long location = reserve(stripe, format, keyLength, room, expires, isLarge);
-            if (expires) {
-                store.noteDeadline(location, deadline);
-            }
-            MemorySegment page = store.page(location);
-            long offset = store.offset(location);
             int recordBytes;
             try {
-                long keyAt = RecordLayout.writeHeader(
-                        page, offset, format, keyLength, valueLength, room, isLarge, expires, fixedTtl, deadline);
-                MemorySegment.copy(ks.bytes, 0, page, ValueLayout.JAVA_BYTE, keyAt, keyLength);
-                long valueAt = keyAt + keyLength;
-                if (isLarge) {
-                    page.set(EXTENT_ID, valueAt, extent);
-                    recordBytes = (int) (valueAt + RecordLayout.EXTENT_ID_BYTES - offset);
-                } else {
-                    writeValue(value, page, valueAt, valueLength);
-                    recordBytes = (int) (valueAt + room - offset);
-                }
+                recordBytes = writeRecord(
+                        location, format, ks, value, valueLength, room, extent, expires, fixedTtl, deadline);
             } catch (Throwable t) {
-                RecordLayout.markDecided(page, offset); // abandoned: dead bytes
                 if (extent >= 0) {
                     large.free(extent);
                 }
@@ -970,9 +955,49 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             } else if (outcome == NEED_BYTES) {
                 makeRoom(Evictor.Goal.BYTES, shard.growthBytes());
             } else {
-                afterWrite(ks, offset == 0);
+                afterWrite(ks, store.offset(location) == 0);
                 return outcome;
             }
+        }
+    }
+
+    /**
+     * Writes the record reserved at {@code location}: its header, the key, and the value or,
+     * given an {@code extent} (else -1), the id of the large value's extent; notes its deadline on
+     * the page. Returns the record's bytes. A write that throws leaves the record abandoned
+     * (decided, dead bytes) and rethrows; the record is not decided otherwise.
+     */
+    private int writeRecord(
+            long location,
+            int format,
+            KeyScratch ks,
+            V value,
+            int valueLength,
+            int room,
+            long extent,
+            boolean expires,
+            boolean fixedTtl,
+            long deadline) {
+        if (expires) {
+            store.noteDeadline(location, deadline);
+        }
+        MemorySegment page = store.page(location);
+        long offset = store.offset(location);
+        boolean isLarge = extent >= 0;
+        try {
+            long keyAt = RecordLayout.writeHeader(
+                    page, offset, format, ks.length, valueLength, room, isLarge, expires, fixedTtl, deadline);
+            MemorySegment.copy(ks.bytes, 0, page, ValueLayout.JAVA_BYTE, keyAt, ks.length);
+            long valueAt = keyAt + ks.length;
+            if (isLarge) {
+                page.set(EXTENT_ID, valueAt, extent);
+                return (int) (valueAt + RecordLayout.EXTENT_ID_BYTES - offset);
+            }
+            writeValue(value, page, valueAt, valueLength);
+            return (int) (valueAt + room - offset);
+        } catch (Throwable t) {
+            RecordLayout.markDecided(page, offset); // abandoned: dead bytes
+            throw t;
         }
     }
 
@@ -1144,24 +1169,16 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             entries.decrementAndGet();
             return NOT_IN_PLACE;
         }
-        if (expires) {
-            store.noteDeadline(location, deadline);
-        }
-        MemorySegment page = store.page(location);
-        long offset = store.offset(location);
         int recordBytes;
         try {
-            long keyAt = RecordLayout.writeHeader(
-                    page, offset, format, keyLength, valueLength, valueLength, false, expires, fixedTtl, deadline);
-            MemorySegment.copy(ks.bytes, 0, page, ValueLayout.JAVA_BYTE, keyAt, keyLength);
-            valueCodec.write(value, page, keyAt + keyLength);
-            recordBytes = (int) (keyAt + keyLength + valueLength - offset);
+            recordBytes =
+                    writeRecord(location, format, ks, value, valueLength, valueLength, -1, expires, fixedTtl, deadline);
         } catch (Throwable t) {
-            RecordLayout.markDecided(page, offset); // abandoned: dead bytes
             entries.decrementAndGet();
             throw t;
         }
-        RecordLayout.markDecided(page, offset); // decided before the word is published: see RecordLayout
+        // Decided before the word is published: see RecordLayout.
+        RecordLayout.markDecided(store.page(location), store.offset(location));
         shard.insert(hash, location, recordBytes); // into the window: counted by entries
         return ABSENT;
     }

@@ -221,17 +221,7 @@ public final class PageStore {
      * page.
      */
     public long reserve(int stripe, int format, int keyLength, int valueLength, boolean expires, boolean large) {
-        int index = (stripe + 1) * STRIDE;
-        for (; ; ) {
-            long c = (long) CURSOR.getVolatile(cursors, index);
-            long location = reserveAt(index, c, format, keyLength, valueLength, expires, large);
-            if (location >= 0) {
-                return location;
-            }
-            if (location == FULL && !roll(stripe, c)) {
-                return NO_PAGE;
-            }
-        }
+        return reserve(stripe, format, keyLength, valueLength, expires, large, true);
     }
 
     /**
@@ -240,6 +230,11 @@ public final class PageStore {
      * For a writer that holds a shard's lock, which must not wait for eviction.
      */
     public long reserveOnPage(int stripe, int format, int keyLength, int valueLength, boolean expires, boolean large) {
+        return reserve(stripe, format, keyLength, valueLength, expires, large, false);
+    }
+
+    private long reserve(
+            int stripe, int format, int keyLength, int valueLength, boolean expires, boolean large, boolean mayRoll) {
         int index = (stripe + 1) * STRIDE;
         for (; ; ) {
             long c = (long) CURSOR.getVolatile(cursors, index);
@@ -247,7 +242,7 @@ public final class PageStore {
             if (location >= 0) {
                 return location;
             }
-            if (location == FULL) {
+            if (location == FULL && (!mayRoll || !roll(stripe, c))) {
                 return NO_PAGE;
             }
         }
