@@ -3,6 +3,7 @@ package dev.larder;
 import dev.larder.internal.CacheConfig;
 import dev.larder.internal.CacheSizing;
 import dev.larder.internal.Caches;
+import dev.larder.internal.memory.NativeMemory;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.Executor;
@@ -29,7 +30,9 @@ public final class LarderBuilder<K, V> {
     private Ticker ticker = Ticker.system();
     private RemovalListener<? super K, ? super V> removalListener;
     private Executor executor = ForkJoinPool.commonPool();
-    private boolean adviseHugePages;
+    /** Null until set: then advised wherever the JVM grants Larder native access. */
+    private Boolean adviseHugePages;
+
     private int partitions = -1;
 
     LarderBuilder(Codec<K> keyCodec, Codec<V> valueCodec) {
@@ -142,21 +145,28 @@ public final class LarderBuilder<K, V> {
     }
 
     /**
-     * Asks the kernel to back the cache's log with transparent huge pages ({@code madvise} with
-     * {@code MADV_HUGEPAGE}), for large caches on Linux machines whose transparent huge pages are
-     * set to {@code madvise}: a GET at 10M entries was 11% faster with it on average
-     * (docs/speed-work.md, nineteenth session), as a random read then misses the TLB far less.
-     * Default false.
+     * Whether the cache asks the kernel to back its log, its index tables and its frequency
+     * sketch with transparent huge pages ({@code madvise} with {@code MADV_HUGEPAGE}), for Linux
+     * machines whose transparent huge pages are set to {@code madvise} (the default of several
+     * distributions): a random read then misses the TLB far less (a GET at 10M entries 11%
+     * faster, at 1M ~5%; docs/speed-work.md, nineteenth and thirtieth sessions).
      *
-     * <p>Only pages of whole 2 MiB huge pages are advised: caches whose {@code maximumBytes} is 2
-     * GiB or more (smaller ones have smaller pages, which stay ordinary). A kernel set to {@code
-     * always} gives huge pages without asking, and one set to {@code never} ignores the advice.
-     * Linux on x86-64 and aarch64 only; elsewhere this does nothing.
+     * <p>By default the cache asks wherever the JVM grants Larder native access ({@code
+     * --enable-native-access=ALL-UNNAMED}, or {@code dev.larder} on the module path), and not
+     * elsewhere: asking calls restricted FFM methods ({@code mmap} and {@code madvise}
+     * downcalls), which without the flag make this JDK warn. {@code true} asks even so (a JVM
+     * that denies native access then makes {@link #build()} fail with {@link
+     * IllegalStateException}); {@code false} never asks.
      *
-     * <p>It is the one feature that calls restricted FFM methods ({@code mmap} and {@code
-     * madvise} downcalls): run the JVM with {@code --enable-native-access=ALL-UNNAMED} (or
-     * {@code dev.larder} on the module path). Without the flag this JDK warns once; a JVM that
-     * denies native access makes {@link #build()} fail with {@link IllegalStateException}.
+     * <p>What is advised: pages of whole 2 MiB huge pages (caches of 2 GiB or more); smaller
+     * pages carved from advised 2 MiB slabs when the log spans at least 64 of them (caches of
+     * 128 MiB or more, per partition); the index tables, laid out in one advised block when each
+     * is under 2 MiB; a sketch of 2 MiB or more. The one partly used slab is faulted in whole,
+     * so resident memory may exceed the pages in use by up to 2 MiB per partition (under 1.6%);
+     * the first touch of each huge page zeroes 2 MiB, so filling an empty cache is slower (a
+     * fill of 1M entries 0.6 → 1.0 s), while pages, once made, are reused. A kernel set to {@code
+     * always} gives huge pages without asking; one set to {@code never} ignores the advice. Linux
+     * on x86-64 and aarch64 only; elsewhere this does nothing.
      */
     public LarderBuilder<K, V> adviseHugePages(boolean advise) {
         this.adviseHugePages = advise;
@@ -252,7 +262,7 @@ public final class LarderBuilder<K, V> {
                 ticker,
                 removalListener,
                 executor,
-                adviseHugePages,
+                adviseHugePages != null ? adviseHugePages : NativeMemory.hugePageAdviceGranted(),
                 partitions);
     }
 

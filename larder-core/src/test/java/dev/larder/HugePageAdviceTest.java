@@ -4,22 +4,24 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.larder.internal.memory.NativeMemory;
 import java.util.Arrays;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A cache built with {@link LarderBuilder#adviseHugePages} (pages mapped and advised for huge
- * pages, 2 MiB pages at a 2 GiB budget) stores, evicts and reads back like any other, and
- * returns all its native memory on close. Whether the kernel grants the huge pages is its own
+ * pages: 2 MiB pages at a 2 GiB budget, 128 KiB pages carved from advised slabs at 256 MiB)
+ * stores, evicts and reads back like any other, and returns all its native memory on close. Whether the kernel grants the huge pages is its own
  * setting; that the advice is given is NativeMemoryTest's.
  */
 class HugePageAdviceTest {
 
-    @Test
-    void aCacheOnAdvisedPagesWorksAndReturnsItsMemory() {
+    @ParameterizedTest
+    @ValueSource(longs = {2L << 30, 256L << 20})
+    void aCacheOnAdvisedPagesWorksAndReturnsItsMemory(long maximumBytes) {
         long before = NativeMemory.outstandingBytes();
         int entries = 20_000;
         try (LarderCache<Long, byte[]> cache = Larder.newBuilder(Codecs.longs(), Codecs.bytes())
-                .maximumBytes(2L << 30)
+                .maximumBytes(maximumBytes)
                 .maximumEntries(entries)
                 .adviseHugePages(true)
                 .executor(Runnable::run)

@@ -24,8 +24,10 @@ final class LarderAdapter implements BenchCache {
                 * MemoryEstimator.estimate(entries, Keys.KEY_BYTES, valueBytes).recommendedMaximumBytes());
         LarderBuilder<String, byte[]> builder = Larder.newBuilder(Codecs.utf8(), Codecs.bytes())
                 .maximumBytes(bytes)
-                .expectedEntries(entries)
-                .adviseHugePages(ADVISE_HUGE_PAGES);
+                .expectedEntries(entries);
+        if (ADVISE_HUGE_PAGES != null) {
+            builder.adviseHugePages(Boolean.parseBoolean(ADVISE_HUGE_PAGES));
+        }
         if (!BYTES_ONLY) {
             builder.maximumEntries(entries); // the same entry bound as the on-heap caches get
         }
@@ -64,11 +66,11 @@ final class LarderAdapter implements BenchCache {
     static final double ROOM = Double.parseDouble(System.getProperty("larder.bench.room", "1"));
 
     /**
-     * {@code -Dlarder.bench.adviseHugePages=true}: the cache asks for huge pages
-     * ({@code LarderBuilder.adviseHugePages}; needs {@code --enable-native-access=ALL-UNNAMED}).
-     * Off by default, so that every cache runs with the kernel's own setting.
+     * {@code -Dlarder.bench.adviseHugePages=true|false}: the cache is told whether to ask for huge
+     * pages ({@code LarderBuilder.adviseHugePages}); unset, it takes the builder's default (it
+     * asks, as the benchmarks run it with {@code --enable-native-access=ALL-UNNAMED}).
      */
-    static final boolean ADVISE_HUGE_PAGES = Boolean.getBoolean("larder.bench.adviseHugePages");
+    static final String ADVISE_HUGE_PAGES = System.getProperty("larder.bench.adviseHugePages");
 
     @Override
     public byte[] get(String key) {

@@ -83,6 +83,14 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
     final LargeValueStore large;
     final ReaderEpochs epochs;
     final IndexShard[] shards;
+    /**
+     * The shards' first tables, one after another in one block advised for huge pages, when they
+     * are smaller than a huge page each and a huge page or more together (else null): a table of
+     * its own that small never gets one. Freed when the cache closes; a table retired before
+     * then gives its memory back and leaves the block mapped.
+     */
+    private final NativeMemory.Block firstTables;
+
     final int shardMask;
     final EntryCount entries = new EntryCount();
     /** Entries in main's queues (the window holds the rest). */
@@ -185,15 +193,29 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         this.budget = new MemoryBudget(config.maximumBytes());
         this.shards = new IndexShard[sizing.shards()];
         this.shardMask = shards.length - 1;
+        boolean advise = config.adviseHugePages();
+        if (advise) {
+            NativeMemory.requireHugePageAdvice();
+        }
+        long tableBytes = IndexShard.tableBytesFor(sizing.initialSlotsPerShard());
+        this.firstTables =
+                advise && tableBytes < NativeMemory.HUGE_PAGE && tableBytes * shards.length >= NativeMemory.HUGE_PAGE
+                        ? NativeMemory.allocate(tableBytes * shards.length, true)
+                        : null;
         try {
             for (int i = 0; i < shards.length; i++) {
-                shards[i] = new IndexShard(sizing.initialSlotsPerShard(), sizing.maxLoad(), budget);
+                NativeMemory.Block first =
+                        firstTables != null ? NativeMemory.Block.slice(firstTables, i * tableBytes, tableBytes) : null;
+                shards[i] = new IndexShard(sizing.initialSlotsPerShard(), sizing.maxLoad(), budget, first, advise);
             }
         } catch (RuntimeException e) {
             for (IndexShard shard : shards) {
                 if (shard != null) {
                     shard.free();
                 }
+            }
+            if (firstTables != null) {
+                firstTables.free();
             }
             throw new IllegalArgumentException(
                     "maximumBytes (" + config.maximumBytes() + ") is too small for the index of " + shards.length
@@ -207,17 +229,17 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             for (IndexShard shard : shards) {
                 shard.free();
             }
+            if (firstTables != null) {
+                firstTables.free();
+            }
             throw new IllegalArgumentException("maximumBytes (" + config.maximumBytes()
                     + ") leaves less than 4 pages of " + sizing.pageSize() + " bytes after the index");
-        }
-        if (config.adviseHugePages()) {
-            NativeMemory.requireHugePageAdvice();
         }
         this.store = new PageStore(
                 sizing.pageSize(), config.maximumBytes(), sizing.writerStripes(), budget, config.adviseHugePages());
         this.large = new LargeValueStore(budget);
         this.epochs = new ReaderEpochs(4 * cores);
-        this.policy = new WindowTinyLfu(policyCapacity(config, sizing), seed, budget);
+        this.policy = new WindowTinyLfu(policyCapacity(config, sizing), seed, budget, advise);
         this.evictor = new Evictor(this, policy);
         this.firstEntryBound = maximumEntries;
         this.partitionsOf = Math.max(1, config.partitions());
@@ -2486,6 +2508,9 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             }
             for (NativeMemory.Block table : takeRetiredTables()) {
                 table.free();
+            }
+            if (firstTables != null) {
+                firstTables.free(); // after the shards' tables, slices of it
             }
             store.freeAll();
             large.freeAll();

@@ -81,16 +81,42 @@ public final class IndexShard extends ShardLock {
     private long liveBytes;
 
     private final double maxLoad;
+    private final boolean adviseHugePages;
 
     public IndexShard(int initialCapacity, double maxLoad, MemoryBudget budget) {
+        this(initialCapacity, maxLoad, budget, null, false);
+    }
+
+    /**
+     * @param firstTable the memory of the first table, {@link #tableBytesFor} bytes (a slice of
+     *     the cache's region of tables), or null for a block of its own
+     * @param adviseHugePages whether tables of a huge page or more are mapped and advised for
+     *     huge pages ({@link NativeMemory#allocate(long, boolean)})
+     */
+    public IndexShard(
+            int initialCapacity,
+            double maxLoad,
+            MemoryBudget budget,
+            NativeMemory.Block firstTable,
+            boolean adviseHugePages) {
         this.maxLoad = maxLoad;
-        int cap = Math.max(MIN_CAPACITY, initialCapacity);
-        if (!budget.tryReserve(cap * 8L)) {
-            throw new IllegalStateException("index of " + cap * 8L + " bytes does not fit the budget");
+        this.adviseHugePages = adviseHugePages;
+        long bytes = tableBytesFor(initialCapacity);
+        if (firstTable != null && firstTable.segment().byteSize() != bytes) {
+            throw new IllegalArgumentException("a first table of " + bytes + " bytes expected, was "
+                    + firstTable.segment().byteSize());
         }
-        this.block = NativeMemory.allocate(cap * 8L);
+        if (!budget.tryReserve(bytes)) {
+            throw new IllegalStateException("index of " + bytes + " bytes does not fit the budget");
+        }
+        this.block = firstTable != null ? firstTable : NativeMemory.allocate(bytes, adviseHugePages);
         this.table = block.segment();
-        this.capacity = cap;
+        this.capacity = (int) (bytes / 8);
+    }
+
+    /** The bytes of a shard's first table for {@code initialCapacity} slots. */
+    public static long tableBytesFor(int initialCapacity) {
+        return Math.max(MIN_CAPACITY, initialCapacity) * 8L;
     }
 
     // ---------------------------------------------------------------------------------------
@@ -374,7 +400,7 @@ public final class IndexShard extends ShardLock {
      */
     public NativeMemory.Block grow(long seed, PageStore store) {
         int newCap = nextCapacity();
-        NativeMemory.Block newBlock = NativeMemory.allocate(newCap * 8L);
+        NativeMemory.Block newBlock = NativeMemory.allocate(newCap * 8L, adviseHugePages);
         MemorySegment t = table;
         MemorySegment n = newBlock.segment();
         maxDist = 0;

@@ -25,6 +25,7 @@ import java.lang.invoke.MethodHandle;
 final class HugePageMapping {
     private static final int PROT_READ_WRITE = 0x1 | 0x2;
     private static final int MAP_PRIVATE_ANONYMOUS = 0x02 | 0x20;
+    private static final int MADV_DONTNEED = 4;
     private static final int MADV_HUGEPAGE = 14;
     private static final long MAP_FAILED = -1L;
 
@@ -85,17 +86,21 @@ final class HugePageMapping {
         }
     }
 
+    /** The kernel's small page, the unit of a mapping's length. */
+    private static final long SMALL_PAGE = 4096;
+
     /**
-     * Maps {@code bytes} (a whole number of huge pages) at a huge-page boundary and advises the
-     * kernel to back them with huge pages; the memory reads as zero. Closing {@code arena}
-     * unmaps it. A refused advice leaves ordinary pages, which work the same.
+     * Maps {@code bytes} (at least a huge page) at a huge-page boundary and advises the kernel to
+     * back its whole huge pages with huge pages (a last part under 2 MiB keeps small pages, so it
+     * holds no memory it does not use); the memory reads as zero. Closing {@code arena} unmaps it.
+     * A refused advice leaves ordinary pages, which work the same.
      */
     static MemorySegment map(long bytes, Arena arena) {
         long huge = NativeMemory.HUGE_PAGE;
-        if (bytes <= 0 || bytes % huge != 0) {
-            throw new IllegalArgumentException("bytes must be a positive multiple of " + huge + ": " + bytes);
+        if (bytes < huge) {
+            throw new IllegalArgumentException("bytes must be at least " + huge + ": " + bytes);
         }
-        long mapped = bytes + huge; // room to start at a boundary
+        long mapped = (bytes + SMALL_PAGE - 1) / SMALL_PAGE * SMALL_PAGE + huge; // room to start at a boundary
         MemorySegment base;
         try {
             base = (MemorySegment)
@@ -107,12 +112,37 @@ final class HugePageMapping {
             throw new OutOfMemoryError("mmap of " + mapped + " bytes failed (native memory exhausted?)");
         }
         long aligned = (base.address() + huge - 1) & -huge;
+        long advised = bytes / huge * huge;
         try {
-            int ignored = (int) Calls.MADVISE.invokeExact(MemorySegment.ofAddress(aligned), bytes, MADV_HUGEPAGE);
+            int ignored = (int) Calls.MADVISE.invokeExact(MemorySegment.ofAddress(aligned), advised, MADV_HUGEPAGE);
             return MemorySegment.ofAddress(aligned).reinterpret(bytes, arena, segment -> unmap(base, mapped));
         } catch (Throwable t) {
             unmap(base, mapped);
-            throw new IllegalStateException("advising " + bytes + " bytes at " + aligned + " failed", t);
+            throw new IllegalStateException("advising " + advised + " bytes at " + aligned + " failed", t);
+        }
+    }
+
+    /**
+     * Gives the memory of the small pages wholly inside {@code range} (a slice of a mapping made
+     * here) back to the kernel: they stay mapped and read as zero until touched again, which
+     * faults them in afresh (a huge page under part of them is split first). Returns false if
+     * the kernel refused, in which case the memory is still held and its contents unchanged.
+     * The range's arena must be open: the call holds it, so a closed one throws, never advises
+     * memory that is no longer this mapping's.
+     */
+    static boolean discard(MemorySegment range) {
+        long start = (range.address() + SMALL_PAGE - 1) & -SMALL_PAGE;
+        long end = (range.address() + range.byteSize()) & -SMALL_PAGE;
+        if (end <= start) {
+            return true; // no whole small page to give back
+        }
+        try {
+            MemorySegment pages = range.asSlice(start - range.address(), end - start);
+            return (int) Calls.MADVISE.invokeExact(pages, pages.byteSize(), MADV_DONTNEED) == 0;
+        } catch (IllegalStateException closed) {
+            throw closed;
+        } catch (Throwable t) {
+            return false;
         }
     }
 

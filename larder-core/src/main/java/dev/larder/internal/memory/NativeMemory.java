@@ -17,15 +17,39 @@ public final class NativeMemory {
 
     private NativeMemory() {}
 
-    /** A native block of {@code bytes} bytes and the arena that owns it. */
-    public record Block(Arena arena, MemorySegment segment) {
+    /**
+     * A native block and the arena that owns it; or, if {@code slice}, a part of a larger advised
+     * block (see {@link #slice}), whose arena is that block's.
+     */
+    public record Block(Arena arena, MemorySegment segment, boolean slice) {
+        /**
+         * The {@code bytes} at {@code offset} of {@code region}, a block mapped for huge pages
+         * ({@link #allocate(long, boolean)} with advice), as a block of its own whose {@link
+         * #free} gives its memory back but leaves the region mapped: the region's owner frees it,
+         * after every slice.
+         */
+        public static Block slice(Block region, long offset, long bytes) {
+            return new Block(region.arena, region.segment.asSlice(offset, bytes), true);
+        }
+
         /**
          * Frees the block. Accesses racing with this throw IllegalStateException. A thread that
          * holds the block for a native call (a direct ByteBuffer view of a value passed to I/O
          * or a checksum, say) makes the close fail for as long as the call lasts: it is retried
-         * until that call returns.
+         * until that call returns. A slice's memory is given back to the kernel instead (its
+         * small pages read as zero afterwards); once its region is freed there is nothing to do.
          */
         public void free() {
+            if (slice) {
+                if (arena.scope().isAlive()) {
+                    try {
+                        HugePageMapping.discard(segment);
+                    } catch (IllegalStateException regionClosed) {
+                        // freed meanwhile, with all of its memory
+                    }
+                }
+                return;
+            }
             long size = segment.byteSize();
             for (int attempt = 0; ; attempt++) {
                 if (!arena.scope().isAlive()) {
@@ -66,16 +90,26 @@ public final class NativeMemory {
     }
 
     /**
-     * {@link #allocate(long)}, and with {@code adviseHugePages} a block of a whole number of
-     * {@link #HUGE_PAGE}s on Linux is mapped and advised for huge pages instead (see {@link
-     * HugePageMapping}): under a kernel setting of {@code madvise} only such memory gets them.
-     * Other sizes and platforms get an ordinary block.
+     * {@link #allocate(long)}, and with {@code adviseHugePages} a block of at least a {@link
+     * #HUGE_PAGE} on Linux is mapped at a huge-page boundary and its whole huge pages advised
+     * for huge pages instead (see {@link HugePageMapping}): under a kernel setting of {@code
+     * madvise} only such memory gets them. Smaller blocks and other platforms get an ordinary
+     * block.
      */
     public static Block allocate(long bytes, boolean adviseHugePages) {
-        if (!adviseHugePages || bytes < HUGE_PAGE || bytes % HUGE_PAGE != 0 || !HugePageMapping.supported()) {
+        if (!adviseHugePages || bytes < HUGE_PAGE || !HugePageMapping.supported()) {
             return allocate(bytes);
         }
         return inOwnArena(bytes, arena -> HugePageMapping.map(bytes, arena));
+    }
+
+    /**
+     * Whether caches advise huge pages when their builder does not say: where the platform can
+     * and the JVM grants Larder native access ({@code --enable-native-access}), which it then
+     * uses without a warning.
+     */
+    public static boolean hugePageAdviceGranted() {
+        return HugePageMapping.supported() && NativeMemory.class.getModule().isNativeAccessEnabled();
     }
 
     /** Whether a cache may ask for advised huge pages; fails naming the JVM flag it needs if not. */
@@ -94,7 +128,7 @@ public final class NativeMemory {
         try {
             MemorySegment segment = memory.apply(arena);
             OUTSTANDING.addAndGet(bytes);
-            return new Block(arena, segment);
+            return new Block(arena, segment, false);
         } catch (RuntimeException | OutOfMemoryError e) {
             arena.close();
             throw e;

@@ -18,7 +18,8 @@ import java.lang.invoke.VarHandle;
  * the page is retired, then zeroed and reused after a reader grace period.
  *
  * <p>A location is {@code pageId * pageSize + offset}: an offset in the log, not an address.
- * Each page is its own native block, so the budget can hand memory from records to large
+ * Each page is its own native block (or, with huge pages advised, a place in a slab whose memory
+ * it gives back on its own: {@link PageSlabs}), so the budget can hand memory from records to large
  * values or the index by freeing whole pages.
  *
  * <p>The log is three queues: the <em>window</em>, where writers append every new record; the
@@ -107,6 +108,8 @@ public final class PageStore {
     private int allocatedPages;
     private boolean closed;
     private final boolean adviseHugePages;
+    /** Where pages smaller than a huge page come from when huge pages are advised; else null. */
+    private final PageSlabs slabs;
 
     /** A store whose pages are ordinary blocks (see the other constructor). */
     public PageStore(int pageSize, long maxRecordBytes, int stripes, MemoryBudget budget) {
@@ -116,8 +119,9 @@ public final class PageStore {
     /**
      * @param stripes writer stripes (all in the window); three more, the last, belong to the
      *     evictor: one in each queue
-     * @param adviseHugePages whether pages of whole huge pages are mapped and advised for huge
-     *     pages ({@link NativeMemory#allocate(long, boolean)})
+     * @param adviseHugePages whether pages are backed by advised huge pages: pages of whole huge
+     *     pages are mapped and advised ({@link NativeMemory#allocate(long, boolean)}); smaller ones
+     *     are carved from advised slabs ({@link PageSlabs}) if the log is large enough
      */
     public PageStore(int pageSize, long maxRecordBytes, int stripes, MemoryBudget budget, boolean adviseHugePages) {
         this.adviseHugePages = adviseHugePages;
@@ -151,8 +155,10 @@ public final class PageStore {
         this.freePages = new int[maxPages];
         this.unusedIds = new int[maxPages];
         for (int id = maxPages - 1; id >= 0; id--) {
-            unusedIds[unusedCount++] = id;
+            unusedIds[unusedCount++] = id; // taken lowest first (slabs fill one after another)
         }
+        this.slabs =
+                adviseHugePages && PageSlabs.worthIt(pageSize, maxPages) ? new PageSlabs(pageSize, maxPages) : null;
     }
 
     public int pageSize() {
@@ -492,17 +498,21 @@ public final class PageStore {
         }
         if (unusedCount > 0 && budget.tryReserve(pageSize)) {
             int id = unusedIds[--unusedCount];
-            NativeMemory.Block block;
+            MemorySegment page;
             try {
-                block = NativeMemory.allocate(pageSize, adviseHugePages);
+                if (slabs != null) {
+                    page = slabs.take(id);
+                } else {
+                    blocks[id] = NativeMemory.allocate(pageSize, adviseHugePages);
+                    page = blocks[id].segment();
+                }
             } catch (RuntimeException | OutOfMemoryError e) {
                 unusedIds[unusedCount++] = id;
                 budget.release(pageSize);
                 throw e;
             }
-            blocks[id] = block;
-            pages[id] = block.segment();
-            readOnlyPages[id] = block.segment().asReadOnly();
+            pages[id] = page;
+            readOnlyPages[id] = page.asReadOnly();
             allocatedPages++;
             return id;
         }
@@ -568,12 +578,17 @@ public final class PageStore {
                 block = blocks[id];
                 blocks[id] = null;
                 // The freed segment stays referenced: a racing optimistic reader meets a closed
-                // segment, which throws, never a null.
+                // segment, which throws, never a null (or, in a slab still mapped, zeros).
                 generation[id]++;
+                if (slabs != null) {
+                    slabs.release(id, pages[id]); // before the id can be taken again
+                }
                 unusedIds[unusedCount++] = id;
                 allocatedPages--;
             }
-            block.free();
+            if (block != null) {
+                block.free();
+            }
             budget.release(pageSize);
         }
     }
@@ -588,11 +603,24 @@ public final class PageStore {
         for (int id = 0; id < maxPages; id++) {
             if (blocks[id] != null) {
                 blocks[id].free(); // the segments stay referenced: late accesses throw, never crash
-                budget.release(pageSize);
                 blocks[id] = null;
             }
         }
+        if (slabs != null) {
+            slabs.freeAll();
+        }
+        budget.release((long) allocatedPages * pageSize);
         allocatedPages = 0;
+    }
+
+    /** Whether pages are carved from huge-page slabs (see {@link PageSlabs}). */
+    public boolean carvesSlabs() {
+        return slabs != null;
+    }
+
+    /** Slabs mapped now, 0 if pages are not carved from slabs (for tests). */
+    public synchronized int mappedSlabs() {
+        return slabs != null ? slabs.mappedSlabs() : 0;
     }
 
     // ---------------------------------------------------------------------------------------

@@ -72,6 +72,14 @@ public final class FrequencySketch {
      * a billion entries; the cache itself uses the one-argument constructor's size.
      */
     public FrequencySketch(long capacity, long bytes) {
+        this(capacity, bytes, false);
+    }
+
+    /**
+     * {@link #FrequencySketch(long, long)}, its table mapped and advised for huge pages if {@code
+     * adviseHugePages} and it is a huge page or more ({@link NativeMemory#allocate(long, boolean)}).
+     */
+    public FrequencySketch(long capacity, long bytes, boolean adviseHugePages) {
         if (capacity < 0) {
             throw new IllegalArgumentException("capacity must not be negative: " + capacity);
         }
@@ -79,7 +87,9 @@ public final class FrequencySketch {
             throw new IllegalArgumentException("bytes must be whole 64-byte blocks, 64 to " + MAX_BYTES + ": " + bytes);
         }
         this.sampleSize = 10 * Math.min(Math.max(capacity, MIN_SAMPLE_CAPACITY), Long.MAX_VALUE / 10);
-        this.block = NativeMemory.allocate(bytes, BLOCK_BYTES);
+        this.block = adviseHugePages && bytes >= NativeMemory.HUGE_PAGE
+                ? NativeMemory.allocate(bytes, true) // at a huge-page boundary: cache-line aligned
+                : NativeMemory.allocate(bytes, BLOCK_BYTES);
         this.table = block.segment();
         this.blocks = bytes / BLOCK_BYTES;
     }

@@ -51,6 +51,7 @@ public final class WindowTinyLfu {
     static final double SKETCH_SCALE = parseScale(System.getProperty("larder.sketchScale"));
 
     private final MemoryBudget budget;
+    private final boolean adviseHugePages;
     private FrequencySketch sketch;
     /**
      * The sketch that threads recording an access load ahead of the drain ({@link #touchAhead}):
@@ -76,7 +77,16 @@ public final class WindowTinyLfu {
      * @param seed the cache's hash seed: makes the random admissions deterministic per cache
      */
     public WindowTinyLfu(long capacity, long seed, MemoryBudget budget) {
+        this(capacity, seed, budget, false);
+    }
+
+    /**
+     * @param adviseHugePages whether a sketch of a huge page or more is mapped and advised for
+     *     huge pages (its counters are read at random, as the records are)
+     */
+    public WindowTinyLfu(long capacity, long seed, MemoryBudget budget, boolean adviseHugePages) {
         this.budget = budget;
+        this.adviseHugePages = adviseHugePages;
         this.random = seed | 1;
         long wanted = Math.max(16, capacity);
         FrequencySketch allocated = allocateSketch(wanted);
@@ -125,7 +135,7 @@ public final class WindowTinyLfu {
             return null;
         }
         try {
-            return new FrequencySketch(capacity, bytes);
+            return new FrequencySketch(capacity, bytes, adviseHugePages);
         } catch (RuntimeException | Error e) {
             budget.release(bytes);
             throw e;

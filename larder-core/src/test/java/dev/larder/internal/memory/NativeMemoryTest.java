@@ -84,19 +84,84 @@ class NativeMemoryTest {
     }
 
     @Test
-    void otherSizesAreOrdinaryBlocksEvenWhenAdvised() {
+    void blocksUnderAHugePageAreOrdinaryEvenWhenAdvised() throws IOException {
         long before = NativeMemory.outstandingBytes();
-        for (long bytes : new long[] {4096, NativeMemory.HUGE_PAGE + 8, 3 << 20}) {
+        for (long bytes : new long[] {4096, NativeMemory.HUGE_PAGE - 8}) {
             NativeMemory.Block block = NativeMemory.allocate(bytes, true);
             try {
                 assertThat(block.segment().byteSize()).isEqualTo(bytes);
                 assertThat(block.segment().get(ValueLayout.JAVA_LONG, bytes - 8))
                         .isZero();
+                List<String> flags = vmFlagsOfMappingAt(block.segment().address());
+                if (flags != null) {
+                    assertThat(flags).as("VmFlags of a %d-byte block", bytes).doesNotContain("hg");
+                }
             } finally {
                 block.free();
             }
         }
         assertThat(NativeMemory.outstandingBytes()).isEqualTo(before);
+    }
+
+    @Test
+    void anAdvisedBlockOfPartHugePagesAdvisesOnlyItsWholeHugePages() throws IOException {
+        assumeTrue(HugePageMapping.supported(), "Linux on x86-64 or aarch64");
+        long before = NativeMemory.outstandingBytes();
+        long bytes = 3 * NativeMemory.HUGE_PAGE / 2 + 8; // one whole huge page, then 1 MiB and 8 bytes
+        NativeMemory.Block block = NativeMemory.allocate(bytes, true);
+        MemorySegment segment = block.segment();
+        try {
+            assertThat(segment.byteSize()).isEqualTo(bytes);
+            assertThat(segment.address() % NativeMemory.HUGE_PAGE).isZero();
+            assertThat(segment.get(ValueLayout.JAVA_LONG, bytes - 8)).isZero();
+            segment.set(ValueLayout.JAVA_LONG, bytes - 8, 5L);
+            List<String> head = vmFlagsOfMappingAt(segment.address());
+            assumeTrue(head != null, "/proc/self/smaps readable");
+            assertThat(head).as("the whole huge page").contains("hg");
+            assertThat(vmFlagsOfMappingAt(segment.address() + NativeMemory.HUGE_PAGE))
+                    .as("the part after it, which a huge page would more than cover")
+                    .doesNotContain("hg");
+            assertThatThrownBy(() -> segment.get(ValueLayout.JAVA_LONG, bytes))
+                    .isInstanceOf(IndexOutOfBoundsException.class);
+        } finally {
+            block.free();
+        }
+        assertThat(NativeMemory.outstandingBytes()).isEqualTo(before);
+    }
+
+    @Test
+    void aSliceOfAnAdvisedBlockGivesItsMemoryBackAndLeavesTheBlockMapped() {
+        assumeTrue(HugePageMapping.supported(), "Linux on x86-64 or aarch64");
+        long before = NativeMemory.outstandingBytes();
+        NativeMemory.Block region = NativeMemory.allocate(NativeMemory.HUGE_PAGE, true);
+        NativeMemory.Block slice = NativeMemory.Block.slice(region, 3 * 4096, 5 * 4096);
+        NativeMemory.Block unaligned = NativeMemory.Block.slice(region, 100, 200);
+        try {
+            assertThat(slice.segment().address() - region.segment().address()).isEqualTo(3 * 4096);
+            assertThat(NativeMemory.outstandingBytes() - before)
+                    .as("a slice is not memory of its own")
+                    .isEqualTo(NativeMemory.HUGE_PAGE);
+            region.segment().fill((byte) 1);
+            slice.free();
+            assertThat(slice.segment().get(ValueLayout.JAVA_LONG, 0))
+                    .as("given back")
+                    .isZero();
+            assertThat(slice.segment().get(ValueLayout.JAVA_LONG, 5 * 4096 - 8)).isZero();
+            assertThat(region.segment().get(ValueLayout.JAVA_BYTE, 3 * 4096 - 1))
+                    .as("just before the slice")
+                    .isEqualTo((byte) 1);
+            assertThat(region.segment().get(ValueLayout.JAVA_BYTE, 8 * 4096))
+                    .as("just after")
+                    .isEqualTo((byte) 1);
+            unaligned.free(); // no whole small page in it: nothing to give back
+            assertThat(unaligned.segment().get(ValueLayout.JAVA_BYTE, 0)).isEqualTo((byte) 1);
+        } finally {
+            region.free();
+        }
+        assertThat(NativeMemory.outstandingBytes()).isEqualTo(before);
+        slice.free(); // after its region: nothing left to do, and no advice on memory not ours
+        assertThatThrownBy(() -> slice.segment().get(ValueLayout.JAVA_LONG, 0))
+                .isInstanceOf(IllegalStateException.class);
     }
 
     /** The VmFlags of the mapping that holds {@code address} in /proc/self/smaps, or null if none does. */

@@ -487,6 +487,49 @@ class PageStoreTest {
         assertThat(NativeMemory.outstandingBytes()).isEqualTo(nativeBefore);
     }
 
+    @Test
+    void pagesOfALargeAdvisedLogAreCarvedFromSlabsAndGivenBackWithThem() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(HugePageMapping.supported(), "Linux on x86-64 or aarch64");
+        long nativeBefore = NativeMemory.outstandingBytes();
+        long bytes = PageSlabs.MIN_SLABS * NativeMemory.HUGE_PAGE;
+        assertThat(new PageStore(PAGE, bytes, 1, new MemoryBudget(bytes), false).carvesSlabs())
+                .as("not advised")
+                .isFalse();
+        assertThat(new PageStore(PAGE, bytes / 2, 1, new MemoryBudget(bytes), true).carvesSlabs())
+                .as("a log of fewer slabs than the minimum")
+                .isFalse();
+        MemoryBudget budget = new MemoryBudget(bytes);
+        PageStore store = new PageStore(PAGE, bytes, 1, budget, true);
+        assertThat(store.carvesSlabs()).isTrue();
+        int perSlab = (int) (NativeMemory.HUGE_PAGE / PAGE);
+        List<Integer> pages = new ArrayList<>();
+        for (int i = 0; i < perSlab + 2; i++) {
+            pages.add((int)
+                    (reserveAndWrite(store, 0, 10, PAGE - 50, false, (byte) 1).location() / PAGE));
+        }
+        assertThat(store.mappedSlabs()).isEqualTo(2);
+        assertThat(NativeMemory.outstandingBytes() - nativeBefore).isEqualTo(2 * NativeMemory.HUGE_PAGE);
+        assertThat(budget.used()).as("pages are budgeted one by one").isEqualTo((perSlab + 2L) * PAGE);
+        for (int i = 0; i <= perSlab; i++) {
+            store.dequeueOldest(0);
+            store.recycle(pages.get(i));
+        }
+        assertThat(store.releaseFreePages(bytes)).isFalse(); // every pooled page freed, still short
+        assertThat(budget.used()).isEqualTo(PAGE);
+        assertThat(store.mappedSlabs())
+                .as("the slab whose pages are all free is unmapped")
+                .isEqualTo(1);
+        assertThat(NativeMemory.outstandingBytes() - nativeBefore).isEqualTo(NativeMemory.HUGE_PAGE);
+        // Pages taken again read as zero (reserveAndWrite checks), the discarded one included.
+        for (int i = 0; i < perSlab + 4; i++) {
+            assertThat(reserveAndWrite(store, 0, 10, PAGE - 50, false, (byte) 3))
+                    .isNotNull();
+        }
+        store.freeAll();
+        assertThat(budget.used()).isZero();
+        assertThat(NativeMemory.outstandingBytes()).isEqualTo(nativeBefore);
+    }
+
     // ---------------------------------------------------------------------------------------
     // Page deadlines
 
