@@ -106,6 +106,9 @@ public final class PageStore {
     private final int[] unusedIds;
     private int unusedCount;
     private int allocatedPages;
+    /** Pages freed to give their budget back ({@link #releaseFreePages}), ever. */
+    private long pagesReleased;
+
     private boolean closed;
     private final boolean adviseHugePages;
     /** Where pages smaller than a huge page come from when huge pages are advised; else null. */
@@ -585,6 +588,7 @@ public final class PageStore {
                 }
                 unusedIds[unusedCount++] = id;
                 allocatedPages--;
+                pagesReleased++;
             }
             if (block != null) {
                 block.free();
@@ -611,6 +615,11 @@ public final class PageStore {
         }
         budget.release((long) allocatedPages * pageSize);
         allocatedPages = 0;
+    }
+
+    /** Pages freed so far to give their budget back (for tests). */
+    public synchronized long pagesReleased() {
+        return pagesReleased;
     }
 
     /** Whether pages are carved from huge-page slabs (see {@link PageSlabs}). */
