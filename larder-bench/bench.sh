@@ -76,6 +76,7 @@ cat > "$OUT/run-info.json" <<EOF
  "commit": "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)",
  "nproc": $(nproc), "cpu": $(python3 -c 'import json,re; m=re.search(r"model name\s*:\s*(.*)", open("/proc/cpuinfo").read()); print(json.dumps(m.group(1) if m else "unknown"))'),
  "memTotalKb": $(awk '/MemTotal/ {print $2}' /proc/meminfo),
+ "thp": "$(sed -n 's/.*\[\(.*\)\].*/\1/p' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)",
  "java": $(python3 -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$("$JAVA" -version 2>&1 | tr '\n' ' ')"),
  "jmhOpts": "$JMH_OPTS", "modes": "$MODES", "prof": "$PROF", "threads": "$THREADS"}
 EOF

@@ -350,7 +350,8 @@ def main():
     L.append("")
     L.append(f"- **Date:** {info.get('date', 'unknown')} (commit `{info.get('commit', '?')}`)")
     mem_gib = f", {info['memTotalKb'] / (1 << 20):.0f} GiB RAM" if info.get("memTotalKb") else ""
-    L.append(f"- **Machine:** {info.get('nproc', '?')} cores (`nproc`), CPU `{info.get('cpu', '?')}`{mem_gib}")
+    thp = f", transparent huge pages `{info['thp']}`" if info.get("thp") else ""
+    L.append(f"- **Machine:** {info.get('nproc', '?')} cores (`nproc`), CPU `{info.get('cpu', '?')}`{mem_gib}{thp}")
     L.append(
         f"- **JDK:** {any_rec.get('jdk') or '?'} ({any_rec.get('vm') or info.get('java', '?')}); "
         f"JMH {any_rec.get('jmh') or '?'}"
@@ -410,7 +411,10 @@ def main():
         "`maximumSize(N)` (and `initialCapacity(N)`); cache2k `entryCapacity(N)`; MapDB `expireMaxSize(N)` with "
         "create/update/get expiry queues (LRU); OHC a byte capacity of N × (key + value + 64) × 1.1 and a presized "
         "hash table; Ehcache an off-heap tier of N × (key + 8 + value + 64) × 1.1 bytes (at least 1 MiB); Chronicle "
-        "Map `entries(N)` with the average key and value sizes. Each cache's forks run with only its own flags."
+        "Map `entries(N)` with the average key and value sizes. Each cache's forks run with only its own flags. "
+        "Given native access, Larder asks the kernel for transparent huge pages for its pages, index tables and "
+        "sketch (`madvise`; its default where native access is granted, see README); the other caches take the "
+        "kernel's own setting, recorded under \"This run\" when the run recorded it."
     )
     L.append("")
     L.append(
