@@ -209,14 +209,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                 shards[i] = new IndexShard(sizing.initialSlotsPerShard(), sizing.maxLoad(), budget, first, advise);
             }
         } catch (RuntimeException e) {
-            for (IndexShard shard : shards) {
-                if (shard != null) {
-                    shard.free();
-                }
-            }
-            if (firstTables != null) {
-                firstTables.free();
-            }
+            freeIndex();
             throw new IllegalArgumentException(
                     "maximumBytes (" + config.maximumBytes() + ") is too small for the index of " + shards.length
                             + " shards; raise it or set a lower concurrencyLevel or expectedEntries",
@@ -226,17 +219,11 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             indexBytes.addAndGet(shard.tableBytes());
         }
         if (budget.available() < 4L * sizing.pageSize()) {
-            for (IndexShard shard : shards) {
-                shard.free();
-            }
-            if (firstTables != null) {
-                firstTables.free();
-            }
+            freeIndex();
             throw new IllegalArgumentException("maximumBytes (" + config.maximumBytes()
                     + ") leaves less than 4 pages of " + sizing.pageSize() + " bytes after the index");
         }
-        this.store = new PageStore(
-                sizing.pageSize(), config.maximumBytes(), sizing.writerStripes(), budget, config.adviseHugePages());
+        this.store = new PageStore(sizing.pageSize(), config.maximumBytes(), sizing.writerStripes(), budget, advise);
         this.large = new LargeValueStore(budget);
         this.epochs = new ReaderEpochs(4 * cores);
         this.policy = new WindowTinyLfu(policyCapacity(config, sizing), seed, budget, advise);
@@ -255,6 +242,18 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             }
         };
         this.executor = config.executor();
+    }
+
+    /** Frees the shards' tables built so far and the block of first tables: a constructor that fails. */
+    private void freeIndex() {
+        for (IndexShard shard : shards) {
+            if (shard != null) {
+                shard.free();
+            }
+        }
+        if (firstTables != null) {
+            firstTables.free(); // after the shards' tables, slices of it
+        }
     }
 
     /** Accesses a stripe of the access buffers holds before the oldest are overwritten. */
@@ -1152,7 +1151,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         }
         // Recorded once the look told whether the key is present (no ghost to look for) and hot
         // (sampled), outside the lock.
-        recordWrite(ks, hash, present && RecordLayout.accessSaturated(h.layout), present, counted);
+        recordWrite(ks, hash, present && RecordLayout.accessSaturated(h.layout), present, counted, true);
         return outcome;
     }
 
@@ -1768,15 +1767,18 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
      * still be lost, as a read's can.
      */
     private void countWrite(KeyScratch ks, long hash, boolean present, boolean saturated) {
-        recordWrite(ks, hash, saturated, present, writes.count());
+        recordWrite(ks, hash, saturated, present, writes.count(), false);
     }
 
     /** {@link #countWrite} of a write already counted, whose count was {@code counted}. */
-    private void recordWrite(KeyScratch ks, long hash, boolean saturated, boolean present, long counted) {
+    private void recordWrite(
+            KeyScratch ks, long hash, boolean saturated, boolean present, long counted, boolean sketchLoaded) {
         if (sampledOut(saturated, counted)) {
             return; // counted as a put, not recorded
         }
-        ks.sketchWord = policy.touchAhead(hash); // a hit if rewriteInPlace loaded it
+        if (!sketchLoaded) {
+            ks.sketchWord = policy.touchAhead(hash); // rewriteInPlace loads it under its lock
+        }
         if (writes.isFull() && !ks.insideReader()) {
             drainIfFree(); // a write's access is what a new key's admission is judged by: keep it
         }
