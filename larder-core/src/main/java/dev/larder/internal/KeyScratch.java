@@ -35,6 +35,12 @@ final class KeyScratch {
     long sketchWord;
 
     /**
+     * Whether the last insert under its look's lock began a page (set by {@code
+     * NativeCache.insertUnderLock}): the write then looks at the free pages' watermark.
+     */
+    boolean insertedOnFreshPage;
+
+    /**
      * A key that {@link PartitionedCache} encoded into this buffer to route it, with the codec it
      * used: the partition it calls next finds the key here and encodes nothing. Set only between
      * the route and that call (see {@link #handOff}); taken once.

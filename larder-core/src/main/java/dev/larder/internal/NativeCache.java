@@ -888,7 +888,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                 } else if (outcome != NOT_IN_PLACE) {
                     done = outcome != FAILED;
                     if (done) {
-                        afterWrite(ks, false);
+                        afterWrite(ks, outcome == ABSENT && ks.insertedOnFreshPage);
                     }
                     return outcome;
                 }
@@ -1205,6 +1205,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         // Decided before the word is published: see RecordLayout.
         RecordLayout.markDecided(store.page(location), store.offset(location));
         shard.insert(hash, location, recordBytes); // into the window: counted by entries
+        ks.insertedOnFreshPage = store.offset(location) == 0;
         return ABSENT;
     }
 

@@ -74,6 +74,12 @@ public final class ReaderEpochs {
     public void synchronize() {
         long e = (long) EPOCH.getVolatile(this);
         EPOCH.setVolatile(this, e + 1);
+        // No reader has ever entered: one that enters from now on sets the flag first and then
+        // reads the flipped epoch (volatile accesses: one total order), so it counts under the
+        // new parity and cannot reach what was unlinked. The stripes' lines are not read then.
+        if ((long) COUNTERS.getVolatile(counters, ENTERED) == 0) {
+            return;
+        }
         int parity = (int) (e & 1);
         int spins = 0;
         while (activeReaders(parity) != 0) {

@@ -234,16 +234,25 @@ public final class PageStore {
     }
 
     /**
-     * Reserves room for one record on the page {@code stripe} appends to now, or returns {@link
-     * #NO_PAGE} when that page is full (or there is none): never takes a page, so never waits.
-     * For a writer that holds a shard's lock, which must not wait for eviction.
+     * Reserves room for one record on the page {@code stripe} appends to now, or on a page taken
+     * from the free pool when that one is full; returns {@link #NO_PAGE} when neither has room
+     * (no page yet, or none free). Never allocates a page or waits for one: for a writer that
+     * holds a shard's lock, which must not wait for eviction or a system call. Rolling here
+     * spares an insert into a cache of small pages a second lock and look on the append path
+     * every page's worth of records (docs/speed-work.md, thirty-first session).
      */
     public long reserveOnPage(int stripe, int format, int keyLength, int valueLength, boolean expires, boolean large) {
         return reserve(stripe, format, keyLength, valueLength, expires, large, false);
     }
 
     private long reserve(
-            int stripe, int format, int keyLength, int valueLength, boolean expires, boolean large, boolean mayRoll) {
+            int stripe,
+            int format,
+            int keyLength,
+            int valueLength,
+            boolean expires,
+            boolean large,
+            boolean mayAllocate) {
         int index = (stripe + 1) * STRIDE;
         for (; ; ) {
             long c = (long) CURSOR.getVolatile(cursors, index);
@@ -251,7 +260,7 @@ public final class PageStore {
             if (location >= 0) {
                 return location;
             }
-            if (location == FULL && (!mayRoll || !roll(stripe, c))) {
+            if (location == FULL && !roll(stripe, c, mayAllocate)) {
                 return NO_PAGE;
             }
         }
@@ -280,16 +289,21 @@ public final class PageStore {
     }
 
     /**
-     * Seals the stripe's page (if the cursor is still {@code seen}) and takes a fresh one.
-     * Sealing is a CAS on the cursor, so a reservation that raced with it is either inside the
-     * sealed top or retried on the fresh page, never lost.
+     * Seals the stripe's page (if the cursor is still {@code seen}) and takes a fresh one: from the
+     * free pool, or (if {@code mayAllocate}) newly allocated within the budget. Returns false if
+     * there is none; then the page is left active unless it could be replaced. Sealing is a CAS
+     * on the cursor, so a reservation that raced with it is either inside the sealed top or
+     * retried on the fresh page, never lost.
      */
-    private boolean roll(int stripe, long seen) {
+    private boolean roll(int stripe, long seen, boolean mayAllocate) {
         int index = (stripe + 1) * STRIDE;
         synchronized (stripeLocks[stripe]) {
             long c = (long) CURSOR.getVolatile(cursors, index);
             if (c != seen) {
                 return true; // the cursor moved; retry the reservation
+            }
+            if (!mayAllocate && !hasPooledPage(stripe >= stripes - QUEUES)) {
+                return false; // the page stays active: the caller appends elsewhere, or waits
             }
             if (c != NO_PAGE) {
                 if (!CURSOR.compareAndSet(cursors, index, c, NO_PAGE)) {
@@ -490,6 +504,11 @@ public final class PageStore {
             n += queueOfStripe(f) == queue ? fifoSize[f] : 0;
         }
         return n;
+    }
+
+    /** Whether {@link #takeFreePage} would hand out a page of the free pool. */
+    private synchronized boolean hasPooledPage(boolean evictor) {
+        return freeCount > (evictor ? 0 : writerReserve);
     }
 
     private synchronized int takeFreePage(boolean evictor) {

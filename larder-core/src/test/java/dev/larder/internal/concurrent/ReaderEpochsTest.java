@@ -302,6 +302,61 @@ class ReaderEpochsTest {
         assertThat(reads.get()).isGreaterThan(1000);
     }
 
+    /**
+     * While no reader has ever entered, synchronize skips the stripes' counters: the first
+     * reader's entry races that skip in each trial, on a fresh instance, against a reclaimer
+     * that unlinks, synchronizes and frees over and over.
+     */
+    @Test
+    void theFirstReaderEverToEnterNeverSeesMemoryFreedAfterSynchronize() throws Exception {
+        int trials = 2_000;
+        AtomicReference<ReaderEpochs> current = new AtomicReference<>();
+        AtomicBoolean readerDone = new AtomicBoolean();
+        AtomicLong violations = new AtomicLong();
+        AtomicLong skipped = new AtomicLong();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        CyclicBarrier start = new CyclicBarrier(2);
+        Thread reader = new Thread(() -> {
+            try {
+                for (int t = 0; t < trials; t++) {
+                    start.await(10, TimeUnit.SECONDS);
+                    ReaderEpochs epochs = current.get();
+                    int token = epochs.enter();
+                    Node node = (Node) LINK.getOpaque(this);
+                    for (int i = 0; i < 64; i++) {
+                        if ((long) FREED.getOpaque(node) != 0) {
+                            violations.incrementAndGet();
+                        }
+                        Thread.onSpinWait();
+                    }
+                    epochs.exit(token);
+                    readerDone.set(true);
+                }
+            } catch (Throwable e) {
+                failure.compareAndSet(null, e);
+            }
+        });
+        reader.start();
+        for (int t = 0; t < trials && failure.get() == null; t++) {
+            ReaderEpochs epochs = new ReaderEpochs(4);
+            current.set(epochs);
+            readerDone.set(false);
+            start.await(10, TimeUnit.SECONDS);
+            while (!readerDone.get()) {
+                Node old = (Node) LINK.get(this);
+                LINK.set(this, new Node(old.id + 1)); // unlink: plain write
+                boolean before = !epochs.idle();
+                epochs.synchronize();
+                FREED.set(old, 1L); // "free": plain write
+                skipped.addAndGet(before ? 0 : 1);
+            }
+        }
+        reader.join(10_000);
+        assertThat(failure.get()).isNull();
+        assertThat(violations.get()).as("reads of freed nodes").isZero();
+        assertThat(skipped.get()).as("synchronizations before the first entry").isPositive();
+    }
+
     @Test
     void idleUntilAReaderEntersAndAgainOnceEveryReaderLeft() throws Exception {
         ReaderEpochs epochs = new ReaderEpochs(8);

@@ -332,7 +332,7 @@ class PageStoreTest {
     }
 
     @Test
-    void reserveOnPageUsesOnlyThePageTheStripeAppendsToAndNeverTakesOne() {
+    void reserveOnPageNeverAllocatesAPage() {
         MemoryBudget budget = new MemoryBudget(8 * PAGE);
         PageStore store = new PageStore(PAGE, 1 << 20, 1, budget);
         int format = RecordLayout.FORMAT_VARINT;
@@ -362,10 +362,46 @@ class PageStoreTest {
         assertThat(budget.used()).as("no second page").isEqualTo(PAGE);
         assertThat(store.isSealed((int) page)).isFalse();
 
-        // reserve rolls to a fresh page where reserveOnPage gave up.
+        // reserve rolls to a newly allocated page where reserveOnPage gave up.
         Reserved next = reserveAndWrite(store, 0, 10, value, false, (byte) 2);
         assertThat(next.location() / PAGE).isNotEqualTo(page);
         assertThat(store.isSealed((int) page)).isTrue();
+        store.freeAll();
+        assertThat(budget.used()).isZero();
+    }
+
+    @Test
+    void reserveOnPageRollsOntoAPooledPageButLeavesTheWritersReserve() {
+        MemoryBudget budget = new MemoryBudget(4 * PAGE);
+        PageStore store = new PageStore(PAGE, 1 << 20, 1, budget);
+        int format = RecordLayout.FORMAT_VARINT;
+        int value = PAGE - 50; // one record per page
+        List<Integer> pages = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            pages.add(
+                    (int) (reserveAndWrite(store, 0, 10, value, false, (byte) 1).location() / PAGE));
+        }
+        int active = pages.get(2);
+        // One free page is the writers' reserve (the evictor's): reserveOnPage leaves it, and the
+        // full active page stays active.
+        store.dequeueOldest(0);
+        store.recycle(pages.get(0));
+        assertThat(store.reserveOnPage(0, format, 10, value, false, false)).isEqualTo(PageStore.NO_PAGE);
+        assertThat(store.isSealed(active)).as("left active").isFalse();
+        assertThat(store.freePageCount()).isEqualTo(1);
+
+        // A second free page: reserveOnPage seals the full page and appends to a pooled one.
+        store.dequeueOldest(0);
+        store.recycle(pages.get(1));
+        long used = budget.used();
+        long location = store.reserveOnPage(0, format, 10, value, false, false);
+        assertThat(location).isNotEqualTo(PageStore.NO_PAGE);
+        assertThat(List.of(pages.get(0), pages.get(1))).contains((int) (location / PAGE));
+        assertThat(store.offset(location)).as("at the fresh page's start").isZero();
+        assertThat(store.isSealed(active)).isTrue();
+        assertThat(store.freePageCount()).isEqualTo(1);
+        assertThat(budget.used()).as("nothing allocated").isEqualTo(used);
+        RecordLayout.markDecided(store.page(location), store.offset(location));
         store.freeAll();
         assertThat(budget.used()).isZero();
     }
