@@ -297,31 +297,36 @@ public final class PageStore {
      */
     private boolean roll(int stripe, long seen, boolean mayAllocate) {
         int index = (stripe + 1) * STRIDE;
+        boolean evictor = stripe >= stripes - QUEUES;
         synchronized (stripeLocks[stripe]) {
             long c = (long) CURSOR.getVolatile(cursors, index);
             if (c != seen) {
                 return true; // the cursor moved; retry the reservation
             }
-            if (!mayAllocate && !hasPooledPage(stripe >= stripes - QUEUES)) {
-                return false; // the page stays active: the caller appends elsewhere, or waits
-            }
-            if (c != NO_PAGE) {
-                if (!CURSOR.compareAndSet(cursors, index, c, NO_PAGE)) {
-                    return true;
-                }
-                seal((int) (c >>> 32), (int) c);
-            }
-            int fresh = takeFreePage(stripe >= stripes - QUEUES);
-            if (fresh < 0) {
-                return false;
-            }
+            int fresh;
+            // One hold of the store's monitor for the seal, the fresh page and its place in the
+            // FIFO: a page of a small cache holds ~13 records, and each monitor taken costs a
+            // roll two atomics (docs/speed-work.md, thirty-first session).
             synchronized (this) {
+                if (!mayAllocate && freeCount <= (evictor ? 0 : writerReserve)) {
+                    return false; // the page stays active: the caller appends elsewhere, or waits
+                }
+                if (c != NO_PAGE) {
+                    if (!CURSOR.compareAndSet(cursors, index, c, NO_PAGE)) {
+                        return true;
+                    }
+                    SEALED_TOP.setRelease(sealedTop, (int) (c >>> 32), (long) (int) c);
+                }
+                fresh = takeFreePage(evictor);
+                if (fresh < 0) {
+                    return false;
+                }
                 SEALED_TOP.setRelease(sealedTop, fresh, -1L);
                 PAGE_STRIPE.setRelease(pageStripe, fresh, stripe);
                 pageQueue[fresh] = (byte) queueOfStripe(stripe);
                 minDeadline[fresh] = Long.MAX_VALUE;
+                enqueue(fresh);
             }
-            enqueue(fresh);
             CURSOR.setVolatile(cursors, index, (long) fresh << 32);
             return true;
         }
@@ -460,9 +465,11 @@ public final class PageStore {
     // ---------------------------------------------------------------------------------------
     // The FIFO and the free pool (evictor side)
 
-    private synchronized void enqueue(int page) {
+    /** Puts {@code page} at the young end of its stripe's FIFO; the caller holds the store's monitor. */
+    private void enqueue(int page) {
         int f = pageStripe[page];
-        fifo[f][(fifoHead[f] + fifoSize[f]) % maxPages] = page;
+        int at = fifoHead[f] + fifoSize[f];
+        fifo[f][at >= maxPages ? at - maxPages : at] = page;
         FIFO_SIZE.setRelease(fifoSize, f, fifoSize[f] + 1); // the slot is written before the size grows
         inLog[page] = true;
     }
@@ -484,7 +491,8 @@ public final class PageStore {
     /** Removes the oldest page of {@code stripe} from its FIFO; the caller retires it. */
     public synchronized void dequeueOldest(int stripe) {
         inLog[fifo[stripe][fifoHead[stripe]]] = false;
-        fifoHead[stripe] = (fifoHead[stripe] + 1) % maxPages;
+        int next = fifoHead[stripe] + 1;
+        fifoHead[stripe] = next == maxPages ? 0 : next;
         FIFO_SIZE.setRelease(fifoSize, stripe, fifoSize[stripe] - 1);
     }
 
@@ -506,12 +514,8 @@ public final class PageStore {
         return n;
     }
 
-    /** Whether {@link #takeFreePage} would hand out a page of the free pool. */
-    private synchronized boolean hasPooledPage(boolean evictor) {
-        return freeCount > (evictor ? 0 : writerReserve);
-    }
-
-    private synchronized int takeFreePage(boolean evictor) {
+    /** A page of the free pool, or one allocated within the budget, or -1; the caller holds the store's monitor. */
+    private int takeFreePage(boolean evictor) {
         if (closed) {
             throw new IllegalStateException("cache is closed");
         }
