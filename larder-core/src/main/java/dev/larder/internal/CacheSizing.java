@@ -153,9 +153,28 @@ public record CacheSizing(int pageSize, int shards, int writerStripes, int initi
         if (expectedEntries <= 0) {
             return 0;
         }
-        long perEntry = Math.min(MAX_PAGE_FLOOR / MIN_ENTRIES_PER_PAGE, Math.max(1, maximumBytes / expectedEntries));
-        return ceilPow2((int) perEntry * MIN_ENTRIES_PER_PAGE);
+        long perEntry = Math.max(1, maximumBytes / expectedEntries);
+        int floor = ceilPow2((int) Math.min(MAX_PAGE_FLOOR / MIN_ENTRIES_PER_PAGE, perEntry) * MIN_ENTRIES_PER_PAGE);
+        int roomy =
+                ceilPow2((int) Math.min(MAX_PAGE_FLOOR / ROOMY_ENTRIES_PER_PAGE, perEntry) * ROOMY_ENTRIES_PER_PAGE);
+        return maximumBytes / roomy >= ROOMY_MIN_PAGES ? Math.max(floor, roomy) : floor;
     }
+
+    /**
+     * Average entries a page holds at least when the budget still has {@link #ROOMY_MIN_PAGES} such
+     * pages: each page has fixed work (taken, sealed, walked onto, retired, recycled), and a cache
+     * of 10K entries of 256-byte values inserted ~4% faster on 16 KiB pages than on 4 KiB ones
+     * (docs/speed-work.md, thirty-first session). A few partly filled pages then cost it ~2-3%
+     * of its budget.
+     */
+    static final int ROOMY_ENTRIES_PER_PAGE = 32;
+
+    /**
+     * The fewest pages a budget keeps when its pages are raised to {@link #ROOMY_ENTRIES_PER_PAGE}
+     * entries: the 4,000-entry cache whose compaction could not keep up on 94 pages keeps its
+     * 8-entry pages.
+     */
+    static final int ROOMY_MIN_PAGES = 128;
 
     /** Values longer than this go to their own extent instead of a page. */
     public int largeValueThreshold() {

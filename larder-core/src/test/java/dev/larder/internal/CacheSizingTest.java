@@ -243,15 +243,16 @@ class CacheSizingTest {
 
     @Test
     void theExpectedEntriesRaiseTheSmallPagesOfASmallCache() {
-        // 10,000 entries of ~1 KiB: 10 MiB / 2,048 is 5 KiB, 4 KiB pages, and 1 KiB values would
-        // each get an extent; 8 entries of 1,100 bytes make 16 KiB pages, a 2 KiB threshold.
-        CacheSizing s = CacheSizing.of(10_000L * 1100, 10_000, -1, 0, 2);
+        // 2,000 entries of ~1 KiB: 2.2 MB / 2,048 is 1 KiB, 4 KiB pages, and 1 KiB values would
+        // each get an extent; 8 entries of 1,100 bytes make 16 KiB pages, a 2 KiB threshold (32
+        // entries would leave 67 pages of 32 KiB: too few, see the next test).
+        CacheSizing s = CacheSizing.of(2_000L * 1100, 2_000, -1, 0, 2);
         assertThat(s.pageSize()).isEqualTo(16 * 1024);
         assertThat(s.largeValueThreshold()).isEqualTo(2048);
-        assertThat(CacheSizing.of(10_000L * 1100, -1, -1, 0, 2).pageSize()).isEqualTo(4096);
-        // Smaller entries keep the 4 KiB floor: 10,000 of 256-byte values (~380 bytes of budget
+        assertThat(CacheSizing.of(2_000L * 1100, -1, -1, 0, 2).pageSize()).isEqualTo(4096);
+        // Smaller entries keep the 4 KiB floor: 4,000 of 256-byte values (~380 bytes of budget
         // each), 8 of them in 3,040 bytes.
-        assertThat(CacheSizing.of(10_000L * 380, 10_000, -1, 0, 2).pageSize()).isEqualTo(4096);
+        assertThat(CacheSizing.of(4_000L * 380, 4_000, -1, 0, 2).pageSize()).isEqualTo(4096);
         // 600-byte values (~800 bytes each): 8 KiB pages, a 1 KiB threshold instead of 512.
         assertThat(CacheSizing.of(5_000L * 800, 5_000, -1, 0, 2).largeValueThreshold())
                 .isEqualTo(1024);
@@ -261,5 +262,21 @@ class CacheSizingTest {
         // Huge values stay in extents: the floor stops at 32 KiB (a 4 KiB threshold).
         assertThat(CacheSizing.pageFloorForEntries(2_000L * 100_000, 2_000)).isEqualTo(CacheSizing.MAX_PAGE_FLOOR);
         assertThat(CacheSizing.pageFloorForEntries(1L << 20, -1)).isZero();
+    }
+
+    @Test
+    void aBudgetWithRoomForEnoughPagesGetsPagesOfThirtyTwoEntries() {
+        // 10,000 entries of ~380 bytes: 32 of them in 12,160 bytes, 16 KiB pages, and the 3.8 MB
+        // budget still holds 231 of them.
+        assertThat(CacheSizing.of(10_000L * 380, 10_000, -1, 0, 2).pageSize()).isEqualTo(16 * 1024);
+        // 10,000 of ~1,100 bytes: 32 KiB pages (335 of them).
+        assertThat(CacheSizing.of(10_000L * 1100, 10_000, -1, 0, 2).pageSize()).isEqualTo(32 * 1024);
+        // Below 128 such pages the 8-entry floor stays: 5,000 entries of ~380 bytes would have
+        // 115 pages of 16 KiB, and keep 4 KiB ones (464 of them).
+        assertThat(CacheSizing.of(5_000L * 380, 5_000, -1, 0, 2).pageSize()).isEqualTo(4096);
+        assertThat(CacheSizing.pageFloorForEntries(5_000L * 380, 5_000)).isEqualTo(4096);
+        // Never past the floor's ceiling, whatever the budget.
+        assertThat(CacheSizing.pageFloorForEntries(1_000_000L * 4_000, 1_000_000))
+                .isEqualTo(CacheSizing.MAX_PAGE_FLOOR);
     }
 }
