@@ -1528,26 +1528,46 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         entryHardLimit = bound + entrySlack;
     }
 
-    /** Spins of {@link #awaitEntrySlot} (a few µs) before it blocks on the lock. */
-    private static final int ENTRY_SLOT_SPINS = 256;
+    /**
+     * How long {@link #awaitEntrySlot} spins before it blocks on the lock: about what a park and
+     * its wake-up cost on a 2-core virtual machine. Spinning a few µs (256 spins) until
+     * 2026-11-27, a writer behind a batch slowed by the other core's lines parked; two threads'
+     * inserts at 10K entries ~10% faster with 50 µs, no change at 100K and 1M, four threads on
+     * two cores no worse (docs/speed-work.md, thirty-first session).
+     */
+    private static final long ENTRY_SLOT_SPIN_NANOS = 50_000;
+
+    /** Spins between two looks at the clock while {@link #awaitEntrySlot} spins (a power of two). */
+    private static final int ENTRY_SLOT_CLOCK_EVERY = 256;
 
     /**
      * An insert found the entry count at the hard limit (the bound plus its slack): evicts if the
      * maintenance lock is free; if another thread holds it, that thread is evicting a batch, and
-     * this one spins a few µs for a slot before it blocks on the lock: a park and its wake-up
-     * cost more than a batch (10-50 µs on a 2-core virtual machine, against a few µs). It does not
+     * this one spins up to {@link #ENTRY_SLOT_SPIN_NANOS} for a slot before it blocks on the lock:
+     * a park and its wake-up cost more than a batch (10-50 µs on a 2-core virtual machine, against
+     * a few µs, more when the batch's lines are on the other core). It does not
      * yield: a holder with a longer job (the executor's thread freeing pages, one thread more than
      * the cores) lost its CPU to yielding writers.
      */
     private void awaitEntrySlot() {
         // Asked once: a ThreadLocal lookup per spin was 9% of two threads' insert profile.
         boolean mayNotWait = insideReader();
+        long spinUntil = 0;
         for (int spins = 0; entries.get() >= entryHardLimit; spins++) {
             checkOpen();
             if (borrowed(true)) {
                 return;
             }
-            if (mayNotWait || !maintenanceLock.isLocked() || spins >= ENTRY_SLOT_SPINS) {
+            boolean done = mayNotWait || !maintenanceLock.isLocked();
+            if (!done && (spins & (ENTRY_SLOT_CLOCK_EVERY - 1)) == 0) {
+                long now = System.nanoTime();
+                if (spins == 0) {
+                    spinUntil = now + ENTRY_SLOT_SPIN_NANOS;
+                } else {
+                    done = now - spinUntil >= 0;
+                }
+            }
+            if (done) {
                 makeRoom(Evictor.Goal.ENTRY, 0); // insideReader: makeRoom says why it cannot
                 return;
             }
