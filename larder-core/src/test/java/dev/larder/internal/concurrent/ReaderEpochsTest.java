@@ -248,6 +248,22 @@ class ReaderEpochsTest {
     @SuppressWarnings("unused") // through LINK
     private Node link = new Node(0);
 
+    /**
+     * A reader's look at the linked node, {@code times} times: how many of them found it freed.
+     * Opaque reads: no ordering of their own, only "really read it each time".
+     */
+    private long readsOfAFreedNode(int times) {
+        Node node = (Node) LINK.getOpaque(this);
+        long freed = 0;
+        for (int i = 0; i < times; i++) {
+            if ((long) FREED.getOpaque(node) != 0) {
+                freed++;
+            }
+            Thread.onSpinWait();
+        }
+        return freed;
+    }
+
     @Test
     void aReaderNeverSeesMemoryFreedAfterSynchronize() throws Exception {
         ReaderEpochs epochs = new ReaderEpochs(4);
@@ -262,14 +278,7 @@ class ReaderEpochsTest {
                     long n = 0;
                     while (!stop.get()) {
                         int token = epochs.enter();
-                        // Opaque: no ordering of its own, only "really read it each time".
-                        Node node = (Node) LINK.getOpaque(this);
-                        for (int i = 0; i < 16; i++) {
-                            if ((long) FREED.getOpaque(node) != 0) {
-                                violations.incrementAndGet();
-                            }
-                            Thread.onSpinWait();
-                        }
+                        violations.addAndGet(readsOfAFreedNode(16));
                         epochs.exit(token);
                         n++;
                     }
@@ -322,13 +331,7 @@ class ReaderEpochsTest {
                     start.await(10, TimeUnit.SECONDS);
                     ReaderEpochs epochs = current.get();
                     int token = epochs.enter();
-                    Node node = (Node) LINK.getOpaque(this);
-                    for (int i = 0; i < 64; i++) {
-                        if ((long) FREED.getOpaque(node) != 0) {
-                            violations.incrementAndGet();
-                        }
-                        Thread.onSpinWait();
-                    }
+                    violations.addAndGet(readsOfAFreedNode(64));
                     epochs.exit(token);
                     readerDone.set(true);
                 }
