@@ -315,7 +315,7 @@ public final class PageStore {
                     if (!CURSOR.compareAndSet(cursors, index, c, NO_PAGE)) {
                         return true;
                     }
-                    SEALED_TOP.setRelease(sealedTop, (int) (c >>> 32), (long) (int) c);
+                    seal((int) (c >>> 32), (int) c);
                 }
                 fresh = takeFreePage(evictor);
                 if (fresh < 0) {
@@ -332,10 +332,9 @@ public final class PageStore {
         }
     }
 
+    /** Publishes where a sealed page's records end; the caller holds the store's monitor. */
     private void seal(int page, long top) {
-        synchronized (this) {
-            SEALED_TOP.setRelease(sealedTop, page, top);
-        }
+        SEALED_TOP.setRelease(sealedTop, page, top);
     }
 
     /**
@@ -428,7 +427,9 @@ public final class PageStore {
                     return;
                 }
                 if (CURSOR.compareAndSet(cursors, index, c, NO_PAGE)) {
-                    seal(page, (int) c);
+                    synchronized (this) {
+                        seal(page, (int) c);
+                    }
                     return;
                 }
             }
