@@ -1121,12 +1121,11 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             ks.sketchWord = policy.touchAhead(hash);
             int slot = shard.slotOf(hash, store, ks.bytes, ks.length, h);
             present = slot >= 0;
-            // The put is counted (an atomic) before the value's stores, not after them: an atomic
-            // waits for every store before it to reach the cache, and the value's lines are rarely
-            // there (at 100K entries they come from L3). After the unlock the stores drain while
-            // this call returns and the next one starts. Taken back below, or by the caller if
-            // the write fails (docs/speed-work.md, twenty-sixth session).
-            counted = writes.count();
+            // The put is counted on the shard, under its lock: no atomic, which would wait for
+            // every store before it (docs/speed-work.md, twenty-sixth and thirty-second sessions).
+            // Taken back below, or by the caller if the write fails (on the write counters'
+            // stripe: only the sum of both is a count, see putsCounted).
+            counted = shard.countPut();
             try {
                 if (present && sameKind(h, isLarge, expires, fixedTtl)) {
                     resize = !h.large() && h.valueLength != valueLength;
@@ -1140,7 +1139,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                             shard, hash, ks, value, valueLength, expires, fixedTtl, deadline, condition);
                 }
             } catch (Throwable t) {
-                writes.uncount();
+                shard.uncountPut();
                 throw t;
             }
         } finally {
@@ -2485,13 +2484,22 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         return mapView;
     }
 
+    /** Every put counted: those counted under a shard's lock and those counted on a stripe. */
+    private long putsCounted() {
+        long sum = writes.counted();
+        for (IndexShard shard : shards) {
+            sum += shard.puts();
+        }
+        return sum;
+    }
+
     @Override
     public CacheStats stats() {
         checkOpen();
         return new CacheStats(
                 reads.counted(),
                 stats.misses.sum(),
-                writes.counted(),
+                putsCounted(),
                 stats.removals.sum(),
                 stats.evictions(),
                 stats.expirations.sum(),
