@@ -734,7 +734,7 @@ final class Evictor {
         if (memoVictimFrequency < 0) {
             memoVictimFrequency = policy.frequency(victimHash);
         }
-        if (policy.admitByFrequency(policy.frequency(hash), memoVictimFrequency)) {
+        if (policy.admitByFrequency(candidateFrequency(hash), memoVictimFrequency)) {
             int to = windowOverTarget() ? PageStore.PROBATION : PageStore.WINDOW;
             Step promoted = act(window, hash, Action.MOVE, to, 0);
             if (promoted != Step.MOVED) {
@@ -755,6 +755,20 @@ final class Evictor {
             }
         }
         return act(window, hash, Action.EVICT, 0, 0);
+    }
+
+    /**
+     * The window candidate's estimate. A record a put appended has its put counted first, on the
+     * line the estimate reads, once (the cursor may stay on it, waiting for the victim): the
+     * write buffer left that count to the evictor ({@code NativeCache.recordWrite}), so the
+     * candidate's count includes the insertion that made it a candidate, as before.
+     */
+    private int candidateFrequency(long hash) {
+        if (window.holdsPuts && !window.putCounted) {
+            window.putCounted = true;
+            return policy.recordAndFrequency(hash);
+        }
+        return policy.frequency(hash);
     }
 
     /**
@@ -825,6 +839,9 @@ final class Evictor {
     private Step act(LogCursor cursor, long hash, Action action, int toQueue, int access) {
         Step step = act(cursor.location, cursor.segment, cursor.header, cursor.queue, hash, action, toQueue, access);
         if (step != Step.KEPT) {
+            if (cursor.holdsPuts && !cursor.putCounted) {
+                policy.record(hash); // the put that appended it (see NativeCache.recordWrite)
+            }
             cursor.advance();
         }
         if (step == Step.MOVED) {

@@ -30,6 +30,16 @@ final class LogCursor {
     final int stripe;
 
     final int queue;
+
+    /**
+     * Whether this FIFO's records were appended by puts (a writer stripe's), whose writes the
+     * evictor counts in the sketch as it passes them ({@code Evictor.passed}).
+     */
+    final boolean holdsPuts;
+
+    /** Whether the record under the cursor has had its put counted already (reset by {@link #advance}). */
+    boolean putCounted;
+
     private final PageStore store;
     private int page = -1;
     private long offset;
@@ -63,6 +73,7 @@ final class LogCursor {
         this.store = store;
         this.stripe = stripe;
         this.queue = store.queueOfStripe(stripe);
+        this.holdsPuts = stripe < store.writerStripes();
     }
 
     /**
@@ -161,6 +172,7 @@ final class LogCursor {
     /** Moves past the record the last {@link #next} returned. */
     void advance() {
         offset = end;
+        putCounted = false;
     }
 
     /** The access count readers left in the record under the cursor. */

@@ -236,7 +236,9 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         this.writes = new AccessBuffer(2 * CacheSizing.ceilPow2(cores), ACCESS_BUFFER);
         this.countRead = this::applyAccess;
         this.countWrite = (hash, ref) -> {
-            policy.record(hash);
+            if (ref != APPENDED_ABSENT_KEY) {
+                policy.record(hash); // an appended record is counted when the evictor passes it
+            }
             if (ref != WRITE_OF_PRESENT_KEY) {
                 policy.written(hash); // a key present has no ghost to look for
             }
@@ -894,7 +896,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                 }
             }
             if (!counted) {
-                countWrite(ks, hash, false, false);
+                countAppend(ks, hash);
                 counted = true;
             }
             long outcome = append(
@@ -1149,8 +1151,10 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             outcome = RESIZE;
         }
         // Recorded once the look told whether the key is present (no ghost to look for) and hot
-        // (sampled), outside the lock.
-        recordWrite(ks, hash, present && RecordLayout.accessSaturated(h.layout), present, counted, true);
+        // (sampled), and whether the write appends a record (inserted here, or by the caller),
+        // outside the lock.
+        boolean appends = outcome == ABSENT || outcome == NOT_IN_PLACE || outcome == RESIZE || outcome == NEED_ENTRY;
+        recordWrite(ks, hash, present && RecordLayout.accessSaturated(h.layout), present, counted, true, appends);
         return outcome;
     }
 
@@ -1779,30 +1783,44 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         return tickerFailures.count();
     }
     /**
-     * Counts a write in the frequency sketch. Unlike a read it is not given up at the first
-     * full stripe: a new key's first count is what its admission is judged by. A writer whose
-     * stripe is full drains it if the maintenance lock is free, else spins briefly for the holder
-     * to drain it; it never parks on the lock (parking allocated a queue node per contended write,
-     * and put a writer behind a whole eviction batch). Under sustained contention a count can
-     * still be lost, as a read's can.
+     * Counts a put that appends a record (of a key not known to be present) and records it for
+     * the ghost lists. Unlike a read, a write is not given up at the first full stripe: a writer
+     * whose stripe is full drains it if the maintenance lock is free, else spins briefly for the
+     * holder to drain it; it never parks on the lock (parking allocated a queue node per
+     * contended write, and put a writer behind a whole eviction batch). Under sustained
+     * contention an entry can still be lost, as a read's can.
      */
-    private void countWrite(KeyScratch ks, long hash, boolean present, boolean saturated) {
-        recordWrite(ks, hash, saturated, present, writes.count(), false);
+    private void countAppend(KeyScratch ks, long hash) {
+        recordWrite(ks, hash, false, false, writes.count(), false, true);
     }
 
-    /** {@link #countWrite} of a write already counted, whose count was {@code counted}. */
+    /**
+     * {@link #countAppend} of a write already counted as a put, whose count was {@code counted}.
+     * A write that {@code appends} a record to the log is not counted in the sketch here: the
+     * evictor counts it when the window's cursor passes the record (with the candidate's own
+     * estimate, on the line that estimate reads: one thread's inserts ~3% faster at 10K and 100K
+     * entries, docs/speed-work.md, thirty-second session). Its buffer entry is then only for the
+     * ghost lists (an absent key), or not made at all (a present one). A write that was to append
+     * and then failed (its condition, under the lock) is not counted in the sketch at all.
+     */
     private void recordWrite(
-            KeyScratch ks, long hash, boolean saturated, boolean present, long counted, boolean sketchLoaded) {
-        if (sampledOut(saturated, counted)) {
-            return; // counted as a put, not recorded
+            KeyScratch ks,
+            long hash,
+            boolean saturated,
+            boolean present,
+            long counted,
+            boolean sketchLoaded,
+            boolean appends) {
+        if (sampledOut(saturated, counted) || (appends && present)) {
+            return; // counted as a put, not recorded (or counted in the sketch when evicted)
         }
         if (!sketchLoaded) {
             ks.sketchWord = policy.touchAhead(hash); // rewriteInPlace loads it under its lock
         }
         if (writes.isFull() && !ks.insideReader()) {
-            drainIfFree(); // a write's access is what a new key's admission is judged by: keep it
+            drainIfFree(); // a write's count and ghost look are what admission is judged by: keep them
         }
-        writes.record(hash, present ? WRITE_OF_PRESENT_KEY : AccessBuffer.NO_REF);
+        writes.record(hash, present ? WRITE_OF_PRESENT_KEY : appends ? APPENDED_ABSENT_KEY : AccessBuffer.NO_REF);
     }
 
     /**
@@ -1812,6 +1830,14 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
      * in vain, never anything but the climber's statistics.
      */
     private static final long WRITE_OF_PRESENT_KEY = -2L;
+
+    /**
+     * The write buffer's reference for a write of an absent key that appended a record: the drain
+     * looks for its ghost, and does not count it in the sketch (the evictor does, see {@link
+     * #recordWrite}). A pair carrying another write's mark (the buffer is lossy) costs that write
+     * its count or counts it twice: one count, as a lost access costs.
+     */
+    private static final long APPENDED_ABSENT_KEY = -3L;
 
     /**
      * Counts a hit and records it in the lossy access buffer with {@code ref}, the record's

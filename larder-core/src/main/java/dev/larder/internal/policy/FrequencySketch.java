@@ -132,6 +132,11 @@ public final class FrequencySketch {
      * {@link #sampleSize()}.
      */
     public void increment(long hash) {
+        incrementAndEstimate(hash);
+    }
+
+    /** {@link #increment}, returning the key's estimate after it ({@link #frequency}). */
+    public int incrementAndEstimate(long hash) {
         long h = mix(hash);
         long base = Math.unsignedMultiplyHigh(h, blocks) * BLOCK_BYTES;
         int select = (int) h; // low bits: the block is picked by the high ones
@@ -158,7 +163,7 @@ public final class FrequencySketch {
         int c3 = (int) (w3 >>> s3) & 0xF;
         int min = Math.min(Math.min(c0, c1), Math.min(c2, c3));
         if (min == 0xF) {
-            return; // saturated: not an addition
+            return min; // saturated: not an addition
         }
         table.set(ValueLayout.JAVA_LONG, o0, w0 + ((c0 == min ? 1L : 0L) << s0));
         table.set(ValueLayout.JAVA_LONG, o1, w1 + ((c1 == min ? 1L : 0L) << s1));
@@ -166,7 +171,9 @@ public final class FrequencySketch {
         table.set(ValueLayout.JAVA_LONG, o3, w3 + ((c3 == min ? 1L : 0L) << s3));
         if (++additions >= sampleSize) {
             age();
+            return frequency(hash);
         }
+        return min + 1;
     }
 
     /**

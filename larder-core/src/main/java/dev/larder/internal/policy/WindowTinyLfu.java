@@ -219,6 +219,11 @@ public final class WindowTinyLfu {
         return sketch.frequency(hash);
     }
 
+    /** {@link #record} and then {@link #frequency}, reading the key's counters once. */
+    public int recordAndFrequency(long hash) {
+        return counting ? sketch.incrementAndEstimate(hash) : sketch.frequency(hash);
+    }
+
     /** {@link #admit} on estimates the caller already has (a victim that stays through many duels). */
     public boolean admitByFrequency(int candidate, int victim) {
         if (candidate > victim + 1) {
