@@ -33,7 +33,7 @@ final class LogCursor {
 
     /**
      * Whether this FIFO's records were appended by puts (a writer stripe's), whose writes the
-     * evictor counts in the sketch as it passes them ({@code Evictor.passed}).
+     * evictor counts in the sketch as it passes them ({@code Evictor.act} on a cursor).
      */
     final boolean holdsPuts;
 
