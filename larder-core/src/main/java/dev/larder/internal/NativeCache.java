@@ -880,6 +880,13 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                 long outcome = rewriteInPlace(
                         shard, hash, ks, value, valueLength, isLarge, expires, fixedTtl, deadline, condition);
                 counted = true; // by rewriteInPlace, whenever it returns
+                if (!leftToAppend(outcome)) {
+                    done = outcome != FAILED;
+                    if (done) {
+                        afterWrite(ks, outcome == ABSENT && ks.insertedOnFreshPage);
+                    }
+                    return outcome;
+                }
                 if (outcome == RESIZE) {
                     // Padded while the budget has room to spare; else exact, in the usual format.
                     capacity = resizeInPlace ? paddedCapacity(ks.header.capacity, valueLength) : -1;
@@ -887,12 +894,6 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                     // An absent key at the entry bound's hard limit: a slot first, so that the
                     // append below is not written only to be abandoned by its install.
                     awaitEntrySlot();
-                } else if (outcome != NOT_IN_PLACE) {
-                    done = outcome != FAILED;
-                    if (done) {
-                        afterWrite(ks, outcome == ABSENT && ks.insertedOnFreshPage);
-                    }
-                    return outcome;
                 }
             }
             if (!counted) {
@@ -1153,9 +1154,14 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         // Recorded once the look told whether the key is present (no ghost to look for) and hot
         // (sampled), and whether the write appends a record (inserted here, or by the caller),
         // outside the lock.
-        boolean appends = outcome == ABSENT || outcome == NOT_IN_PLACE || outcome == RESIZE || outcome == NEED_ENTRY;
+        boolean appends = outcome == ABSENT || leftToAppend(outcome);
         recordWrite(ks, hash, present && RecordLayout.accessSaturated(h.layout), present, counted, true, appends);
         return outcome;
+    }
+
+    /** Whether {@link #rewriteInPlace}'s {@code outcome} leaves the write to the append path. */
+    private static boolean leftToAppend(long outcome) {
+        return outcome == NOT_IN_PLACE || outcome == RESIZE || outcome == NEED_ENTRY;
     }
 
     /**
@@ -1785,10 +1791,9 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
     /**
      * Counts a put that appends a record (of a key not known to be present) and records it for
      * the ghost lists. Unlike a read, a write is not given up at the first full stripe: a writer
-     * whose stripe is full drains it if the maintenance lock is free, else spins briefly for the
-     * holder to drain it; it never parks on the lock (parking allocated a queue node per
-     * contended write, and put a writer behind a whole eviction batch). Under sustained
-     * contention an entry can still be lost, as a read's can.
+     * whose stripe is full drains it if the maintenance lock is free; it never waits for the lock
+     * (parking allocated a queue node per contended write, and put a writer behind a whole
+     * eviction batch). Under sustained contention an entry can still be lost, as a read's can.
      */
     private void countAppend(KeyScratch ks, long hash) {
         recordWrite(ks, hash, false, false, writes.count(), false, true);
