@@ -4,6 +4,7 @@ import dev.larder.Codec;
 import dev.larder.internal.hash.KeyHash;
 import dev.larder.internal.memory.RecordLayout;
 import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A per-thread heap buffer that a key is encoded into before it is hashed and compared, so a
@@ -24,6 +25,18 @@ final class KeyScratch {
      * escape into the (large, not always inlined) parse method and cost an allocation per call.
      */
     final RecordLayout.Header header = new RecordLayout.Header();
+
+    /**
+     * This thread's number among the threads that used a cache, in the order they first did: it
+     * picks the thread's stripe of the access buffers and of the log ({@link #stripe}). Numbers
+     * handed out in turn put the first N threads on N different stripes; the thread id, hashed,
+     * put two threads on one stripe one time in four with four stripes, and two threads' GETs at
+     * 10K then took ~1.7 times as long (the stripe's count and ring lines went from core to core
+     * on every access; docs/speed-work.md, thirty-third session).
+     */
+    final int threadIndex;
+
+    private static final AtomicInteger THREADS = new AtomicInteger();
 
     /** Writes by this thread, to run the routine maintenance every so many (deterministically). */
     int writes;
@@ -67,6 +80,12 @@ final class KeyScratch {
         this.bytes = new byte[capacity];
         this.segment = MemorySegment.ofArray(bytes);
         this.owner = owner == null ? this : owner;
+        this.threadIndex = owner == null ? THREADS.getAndIncrement() : owner.threadIndex;
+    }
+
+    /** This thread's stripe among {@code stripes} (a power of two). */
+    int stripe(int stripes) {
+        return threadIndex & (stripes - 1);
     }
 
     /** Encodes {@code key}; the caller must {@link #release()} it. */

@@ -418,13 +418,13 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                     return value;
                 }
                 if (recorded) {
-                    reads.uncount();
+                    reads.uncount(ks.threadIndex);
                 }
             } catch (RuntimeException raced) {
                 // Garbage read from memory a writer changed: a torn length, a closed segment. On a
                 // consistent snapshot the failure is real.
                 if (recorded) {
-                    reads.uncount();
+                    reads.uncount(ks.threadIndex);
                 }
                 checkOpen();
                 if (shard.validate(s)) {
@@ -470,7 +470,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         boolean readSaturated = false;
         int life = LIVE;
         long now = 0;
-        int token = epochs.enter();
+        int token = epochs.enter(ks.threadIndex);
         try {
             RecordLayout.Header h = ks.header;
             long w = shard.find(hash, store, ks.bytes, ks.length, h);
@@ -595,7 +595,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         boolean readSaturated = false;
         int life = LIVE;
         long now = 0;
-        int token = epochs.enter();
+        int token = epochs.enter(ks.threadIndex);
         ks.enterReader();
         try {
             RecordLayout.Header h = ks.header; // a nested call from the callback gets its own scratch
@@ -917,7 +917,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             return outcome;
         } finally {
             if (counted && !done) {
-                writes.uncount();
+                writes.uncount(ks.threadIndex);
             }
         }
     }
@@ -955,7 +955,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                 throw t;
             }
         }
-        int stripe = writerStripe();
+        int stripe = ks.stripe(store.writerStripes());
         for (; ; ) {
             long location = reserve(stripe, format, keyLength, room, expires, isLarge);
             int recordBytes;
@@ -1198,7 +1198,8 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         }
         int keyLength = ks.length;
         int format = store.shapes().formatFor(keyLength, valueLength, false);
-        long location = store.reserveOnPage(writerStripe(), format, keyLength, valueLength, expires, false);
+        long location =
+                store.reserveOnPage(ks.stripe(store.writerStripes()), format, keyLength, valueLength, expires, false);
         if (location == PageStore.NO_PAGE) {
             entries.decrementAndGet();
             return NOT_IN_PLACE;
@@ -1216,11 +1217,6 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         shard.insert(hash, location, recordBytes); // into the window: counted by entries
         ks.insertedOnFreshPage = store.offset(location) == 0;
         return ABSENT;
-    }
-
-    /** The log stripe the current thread appends to. */
-    private int writerStripe() {
-        return (int) Thread.currentThread().threadId() & (store.writerStripes() - 1);
     }
 
     /**
@@ -1796,7 +1792,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
      * eviction batch). Under sustained contention an entry can still be lost, as a read's can.
      */
     private void countAppend(KeyScratch ks, long hash) {
-        recordWrite(ks, hash, false, false, writes.count(), false, true);
+        recordWrite(ks, hash, false, false, writes.count(ks.threadIndex), false, true);
     }
 
     /**
@@ -1822,10 +1818,13 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         if (!sketchLoaded) {
             ks.sketchWord = policy.touchAhead(hash); // rewriteInPlace loads it under its lock
         }
-        if (writes.isFull() && !ks.insideReader()) {
+        if (writes.isFull(ks.threadIndex) && !ks.insideReader()) {
             drainIfFree(); // a write's count and ghost look are what admission is judged by: keep them
         }
-        writes.record(hash, present ? WRITE_OF_PRESENT_KEY : appends ? APPENDED_ABSENT_KEY : AccessBuffer.NO_REF);
+        writes.record(
+                ks.threadIndex,
+                hash,
+                present ? WRITE_OF_PRESENT_KEY : appends ? APPENDED_ABSENT_KEY : AccessBuffer.NO_REF);
     }
 
     /**
@@ -1859,11 +1858,11 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
      * (measured on a 2-core virtual machine: ~10 µs per wake-up, ~5 µs to drain 256 accesses).
      */
     private void recordRead(KeyScratch ks, long hash, long ref, boolean saturated) {
-        if (sampledOut(saturated, reads.count())) {
+        if (sampledOut(saturated, reads.count(ks.threadIndex))) {
             return; // counted as a hit, not recorded
         }
         ks.sketchWord = policy.touchAhead(hash);
-        long tail = reads.record(hash, ref);
+        long tail = reads.record(ks.threadIndex, hash, ref);
         if ((tail & (DRAIN_EVERY - 1)) == 0 && !ks.insideReader()) {
             drainIfFree();
         }

@@ -47,10 +47,18 @@ public final class ReaderEpochs {
 
     /** Marks the calling thread as reading; returns the token to pass to {@link #exit}. */
     public int enter() {
+        return enter((int) Thread.currentThread().threadId());
+    }
+
+    /**
+     * {@link #enter} on the stripe of {@code thread}, the caller's thread index (numbers handed
+     * out in turn put the first threads on stripes of their own; thread ids need not).
+     */
+    public int enter(int thread) {
         if ((long) COUNTERS.getVolatile(counters, ENTERED) == 0) {
             COUNTERS.setVolatile(counters, ENTERED, 1L); // before the counter's add: see idle()
         }
-        int base = (((int) Thread.currentThread().threadId() & stripeMask) + 1) * STRIDE;
+        int base = ((thread & stripeMask) + 1) * STRIDE;
         for (; ; ) {
             long e = (long) EPOCH.getVolatile(this);
             int index = base + (int) (e & 1);

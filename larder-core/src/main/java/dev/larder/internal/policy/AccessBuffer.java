@@ -23,7 +23,8 @@ import java.lang.invoke.VarHandle;
  * <p>Counting is exact: {@link #count} is an atomic add on the stripe's own counter, on a line
  * only producers write. The cache counts its hits and puts here.
  *
- * <p>A stripe is chosen by thread id; each stripe's counters fill 128 bytes (the consumer's head
+ * <p>A stripe is chosen by the caller's thread index (a number each thread keeps, handed out in
+ * turn, so that the first threads get stripes of their own); each stripe's counters fill 128 bytes (the consumer's head
  * on one cache line, the producers' tail and count on the next), and its ring is padded from the
  * next stripe's. {@link #record} and {@link #count} are safe from any thread; {@link #drainTo}
  * must be called by one thread at a time (the caller holds the maintenance lock). Nothing is
@@ -89,12 +90,13 @@ public final class AccessBuffer {
 
     /**
      * Records an access to the key with this hash and a reference to its record ({@link #NO_REF}
-     * for none), from any thread, without waiting and without an atomic instruction. Returns the
+     * for none), from any thread, on the stripe of the caller's {@code thread} index, without
+     * waiting and without an atomic instruction. Returns the
      * stripe's new tail: the caller may have the buffer drained when it passes a multiple of some
      * interval.
      */
-    public long record(long hash, long ref) {
-        int stripe = stripeOfCurrentThread();
+    public long record(int thread, long hash, long ref) {
+        int stripe = thread & stripeMask;
         int tailIndex = counterBase(stripe) + TAIL;
         long tail = (long) LONGS.getOpaque(counters, tailIndex);
         int index = slotIndex(stripe, tail);
@@ -105,26 +107,27 @@ public final class AccessBuffer {
     }
 
     /**
-     * Whether the calling thread's stripe holds a whole ring of accesses not yet drained: a
+     * Whether the stripe of the caller's {@code thread} index holds a whole ring of accesses not yet drained: a
      * producer that must not lose its access drains first. A racy estimate.
      */
-    public boolean isFull() {
-        int base = counterBase(stripeOfCurrentThread());
+    public boolean isFull(int thread) {
+        int base = counterBase(thread & stripeMask);
         return (long) LONGS.getOpaque(counters, base + TAIL) - (long) LONGS.getOpaque(counters, base + HEAD)
                 >= capacity;
     }
 
     /**
-     * Counts one access, exactly: an atomic add on the calling thread's stripe. Returns the
+     * Counts one access, exactly: an atomic add on the stripe of the caller's {@code thread}
+     * index. Returns the
      * stripe's count with it, which callers may use to sample (every n-th access of a stripe).
      */
-    public long count() {
-        return (long) LONGS.getAndAdd(counters, counterBase(stripeOfCurrentThread()) + COUNT, 1L) + 1;
+    public long count(int thread) {
+        return (long) LONGS.getAndAdd(counters, counterBase(thread & stripeMask) + COUNT, 1L) + 1;
     }
 
-    /** Takes back one count of the calling thread: the access it counted did not happen after all. */
-    public void uncount() {
-        LONGS.getAndAdd(counters, counterBase(stripeOfCurrentThread()) + COUNT, -1L);
+    /** Takes back one count on {@code thread}'s stripe: the access it counted did not happen after all. */
+    public void uncount(int thread) {
+        LONGS.getAndAdd(counters, counterBase(thread & stripeMask) + COUNT, -1L);
     }
 
     /** Every access counted so far: exact once the counting calls have returned. */
@@ -192,11 +195,6 @@ public final class AccessBuffer {
     /** Accesses a stripe holds at most. */
     public int capacity() {
         return capacity;
-    }
-
-    /** The calling thread's stripe: its thread id, Fibonacci-hashed so ids spread evenly. */
-    int stripeOfCurrentThread() {
-        return (int) ((Thread.currentThread().threadId() * 0x9E37_79B9_7F4A_7C15L) >>> 32) & stripeMask;
     }
 
     /** Index in {@link #counters} of the stripe's first counter long (its head). */

@@ -61,7 +61,7 @@ class AccessBufferTest {
     void acceptsPowersOfTwo(int stripes, int capacity) {
         AccessBuffer buffer = new AccessBuffer(stripes, capacity);
         assertThat(buffer.pending()).isZero();
-        buffer.record(5, 6);
+        buffer.record(0, 5, 6);
         List<long[]> pairs = new ArrayList<>();
         buffer.drainTo((hash, ref) -> pairs.add(new long[] {hash, ref}));
         assertThat(pairs).hasSize(1);
@@ -75,7 +75,7 @@ class AccessBufferTest {
     void drainsInRecordOrderAndReturnsTheTail() {
         AccessBuffer buffer = new AccessBuffer(4, 8);
         for (long h = 1; h <= 5; h++) {
-            assertThat(buffer.record(h * 1000, AccessBuffer.NO_REF)).isEqualTo(h);
+            assertThat(buffer.record(0, h * 1000, AccessBuffer.NO_REF)).isEqualTo(h);
         }
         assertThat(buffer.pending()).isEqualTo(5);
         assertThat(drain(buffer)).containsExactly(1000L, 2000L, 3000L, 4000L, 5000L);
@@ -87,15 +87,15 @@ class AccessBufferTest {
     void aLappedStripeKeepsItsNewestAccesses() {
         AccessBuffer buffer = new AccessBuffer(1, 8);
         for (long h = 1; h <= 8; h++) {
-            buffer.record(h, h);
+            buffer.record(0, h, h);
         }
-        assertThat(buffer.isFull()).isTrue();
+        assertThat(buffer.isFull(0)).isTrue();
         for (long h = 9; h <= 20; h++) {
-            buffer.record(h, h);
+            buffer.record(0, h, h);
         }
         assertThat(buffer.pending()).isEqualTo(8);
         assertThat(drain(buffer)).containsExactly(13L, 14L, 15L, 16L, 17L, 18L, 19L, 20L);
-        assertThat(buffer.isFull()).isFalse();
+        assertThat(buffer.isFull(0)).isFalse();
     }
 
     @Test
@@ -106,7 +106,7 @@ class AccessBufferTest {
             int n = round % 5; // 0..4, including exactly full
             List<Long> expected = new ArrayList<>();
             for (int i = 0; i < n; i++) {
-                buffer.record(next, -next);
+                buffer.record(0, next, -next);
                 expected.add(next++);
             }
             assertThat(buffer.pending()).isEqualTo(n);
@@ -117,25 +117,47 @@ class AccessBufferTest {
     @Test
     void aTailMovedBackByARacingProducerRestartsFromIt() {
         AccessBuffer buffer = new AccessBuffer(1, 8);
-        buffer.record(1, 1);
-        buffer.record(2, 2);
-        buffer.record(3, 3);
+        buffer.record(0, 1, 1);
+        buffer.record(0, 2, 2);
+        buffer.record(0, 3, 3);
         assertThat(drain(buffer)).containsExactly(1L, 2L, 3L);
         // A producer that read the tail at 1 publishes 2 after the drain passed 3.
         buffer.counters[buffer.counterBase(0) + 8] = 2;
         assertThat(drain(buffer)).isEmpty();
-        buffer.record(4, 4);
+        buffer.record(0, 4, 4);
         assertThat(drain(buffer)).containsExactly(4L);
+    }
+
+    @Test
+    void threadIndicesTakeTheStripesInTurn() {
+        AccessBuffer buffer = new AccessBuffer(4, 8);
+        for (int thread = 0; thread < 6; thread++) {
+            buffer.record(thread, 100 + thread, thread);
+        }
+        // Drained stripe by stripe: indices 0 and 4 share stripe 0, 1 and 5 stripe 1, 2 and 3
+        // have one each.
+        assertThat(drain(buffer)).containsExactly(100L, 104L, 101L, 105L, 102L, 103L);
+        for (int thread = 0; thread < 4; thread++) {
+            buffer.record(thread, thread, thread);
+            buffer.record(thread, thread, thread);
+            assertThat(buffer.isFull(thread)).isFalse();
+        }
+        for (int i = 0; i < 6; i++) {
+            buffer.record(2, 7, 7);
+        }
+        assertThat(buffer.isFull(2)).isTrue();
+        assertThat(buffer.isFull(6)).as("index 6 is stripe 2").isTrue();
+        assertThat(buffer.isFull(1)).isFalse();
     }
 
     @Test
     void countsAreExactAndCanBeTakenBack() {
         AccessBuffer buffer = new AccessBuffer(4, 2);
         for (int i = 0; i < 100; i++) {
-            buffer.count();
-            buffer.record(i, i); // laps many times: counting is not recording
+            buffer.count(0);
+            buffer.record(0, i, i); // laps many times: counting is not recording
         }
-        buffer.uncount();
+        buffer.uncount(0);
         assertThat(buffer.counted()).isEqualTo(99);
         drain(buffer);
         assertThat(buffer.counted()).isEqualTo(99);
@@ -144,9 +166,9 @@ class AccessBufferTest {
     @Test
     void aSinkThatThrowsLosesOnlyThatDrain() {
         AccessBuffer buffer = new AccessBuffer(1, 8);
-        buffer.record(1, 1);
-        buffer.record(2, 2);
-        buffer.record(3, 3);
+        buffer.record(0, 1, 1);
+        buffer.record(0, 2, 2);
+        buffer.record(0, 3, 3);
         List<Long> seen = new ArrayList<>();
         assertThatThrownBy(() -> buffer.drainTo((h, ref) -> {
                     if (h == 2) {
@@ -156,7 +178,7 @@ class AccessBufferTest {
                 }))
                 .hasMessage("sink failed");
         assertThat(seen).containsExactly(1L);
-        buffer.record(4, 4);
+        buffer.record(0, 4, 4);
         assertThat(drain(buffer)).containsExactly(4L);
     }
 
@@ -169,8 +191,8 @@ class AccessBufferTest {
         long bytes = counter.fewestBytes(() -> {
             for (int round = 0; round < 10_000; round++) {
                 for (long h = 1; h <= 40; h++) {
-                    buffer.count();
-                    buffer.record(h, h);
+                    buffer.count(0);
+                    buffer.record(0, h, h);
                 }
                 buffer.drainTo(sink);
             }
@@ -213,12 +235,13 @@ class AccessBufferTest {
         List<Thread> threads = new ArrayList<>();
         for (int p = 0; p < producers; p++) {
             long high = (long) (p + 1) << 32;
+            int thread = p; // four producers on fewer stripes share them
             threads.add(Thread.ofPlatform().daemon().start(() -> {
                 try {
                     start.await();
                     for (int i = 0; i < perProducer; i++) {
-                        buffer.count();
-                        buffer.record(high | i, ~(high | i));
+                        buffer.count(thread);
+                        buffer.record(thread, high | i, ~(high | i));
                     }
                 } catch (Throwable t) {
                     failure.compareAndSet(null, t);
