@@ -24,9 +24,9 @@ import java.lang.invoke.VarHandle;
  * only producers write. The cache counts its hits and puts here.
  *
  * <p>A stripe is chosen by the caller's thread index (a number each thread keeps, handed out in
- * turn, so that the first threads get stripes of their own); each stripe's counters fill 128 bytes (the consumer's head
- * on one cache line, the producers' tail and count on the next), and its ring is padded from the
- * next stripe's. {@link #record} and {@link #count} are safe from any thread; {@link #drainTo}
+ * turn, so that the first threads get stripes of their own); each stripe's counters fill 128
+ * bytes (the consumer's head on one cache line, the producers' tail and count on the next), and
+ * its ring is padded from the next stripe's. {@link #record} and {@link #count} are safe from any thread; {@link #drainTo}
  * must be called by one thread at a time (the caller holds the maintenance lock). Nothing is
  * allocated after construction.
  */
@@ -91,9 +91,8 @@ public final class AccessBuffer {
     /**
      * Records an access to the key with this hash and a reference to its record ({@link #NO_REF}
      * for none), from any thread, on the stripe of the caller's {@code thread} index, without
-     * waiting and without an atomic instruction. Returns the
-     * stripe's new tail: the caller may have the buffer drained when it passes a multiple of some
-     * interval.
+     * waiting and without an atomic instruction. Returns the stripe's new tail: the caller may
+     * have the buffer drained when it passes a multiple of some interval.
      */
     public long record(int thread, long hash, long ref) {
         int stripe = thread & stripeMask;
@@ -107,8 +106,8 @@ public final class AccessBuffer {
     }
 
     /**
-     * Whether the stripe of the caller's {@code thread} index holds a whole ring of accesses not yet drained: a
-     * producer that must not lose its access drains first. A racy estimate.
+     * Whether the stripe of the caller's {@code thread} index holds a whole ring of accesses not
+     * yet drained: a producer that must not lose its access drains first. A racy estimate.
      */
     public boolean isFull(int thread) {
         int base = counterBase(thread & stripeMask);
@@ -118,8 +117,8 @@ public final class AccessBuffer {
 
     /**
      * Counts one access, exactly: an atomic add on the stripe of the caller's {@code thread}
-     * index. Returns the
-     * stripe's count with it, which callers may use to sample (every n-th access of a stripe).
+     * index. Returns the stripe's count with it, which callers may use to sample (every n-th
+     * access of a stripe).
      */
     public long count(int thread) {
         return (long) LONGS.getAndAdd(counters, counterBase(thread & stripeMask) + COUNT, 1L) + 1;
