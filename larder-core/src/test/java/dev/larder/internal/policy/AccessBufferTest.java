@@ -148,6 +148,14 @@ class AccessBufferTest {
         assertThat(buffer.isFull(2)).isTrue();
         assertThat(buffer.isFull(6)).as("index 6 is stripe 2").isTrue();
         assertThat(buffer.isFull(1)).isFalse();
+        // Indices wrap past Integer.MAX_VALUE into negative numbers: still a stripe each.
+        drain(buffer);
+        buffer.record(-1, 41, 41);
+        buffer.record(Integer.MIN_VALUE, 42, 42);
+        assertThat(drain(buffer)).containsExactly(42L, 41L); // stripes 0 and 3
+        buffer.count(-1);
+        buffer.count(Integer.MIN_VALUE + 1);
+        assertThat(buffer.counted()).isEqualTo(2);
     }
 
     @Test
