@@ -675,7 +675,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
 
     /** The location of the key's live record, or {@link #ABSENT}. */
     private long locate(KeyScratch ks) {
-        int token = epochs.enter();
+        int token = epochs.enter(ks.threadIndex);
         try {
             return liveLocation(ks);
         } finally {
@@ -715,7 +715,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
      * the value (or null), the return value is the location or {@link #ABSENT}.
      */
     private long readForUpdate(KeyScratch ks, Object[] out) {
-        int token = epochs.enter();
+        int token = epochs.enter(ks.threadIndex);
         try {
             long location = liveLocation(ks);
             out[0] = location == ABSENT ? null : decodeValue(location, header(location));
@@ -1328,7 +1328,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         // Decoding the replaced value needs an epoch entered before the lock is released; a
         // plain put skips both.
         boolean decode = previous != null || listener != null;
-        int token = decode ? epochs.enter() : -1;
+        int token = decode ? epochs.enter(ks.threadIndex) : -1;
         try {
             NativeMemory.Block oldTable = null;
             RecordLayout.Header old = null;
@@ -2083,7 +2083,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
     /** The location of the key's live record if its value's bytes equal {@code expected}, else -1. */
     private long locateIfValueEquals(K key, byte[] expected) {
         KeyScratch ks = KeyScratch.encode(keyCodec, key, sizing.maxKeyLength());
-        int token = epochs.enter();
+        int token = epochs.enter(ks.threadIndex);
         try {
             long location = liveLocation(ks);
             if (location == ABSENT) {
@@ -2130,7 +2130,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         Evictor.Removal removal;
         RemovalCause actual = cause;
         long removed = FAILED;
-        int token = epochs.enter();
+        int token = epochs.enter(ks.threadIndex);
         try {
             RecordLayout.Header h;
             shard.lock();

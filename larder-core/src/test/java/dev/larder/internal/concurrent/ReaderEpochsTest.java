@@ -144,6 +144,29 @@ class ReaderEpochsTest {
     }
 
     @Test
+    void waitsForReadersThatEnteredOnAnyThreadIndex() throws Exception {
+        ReaderEpochs epochs = new ReaderEpochs(4);
+        // Indices on four different stripes, one past Integer.MAX_VALUE (negative), and two that
+        // share a stripe: each is a reader synchronize must wait for.
+        int[] indices = {0, 1, 6, -1, 2};
+        int[] tokens = new int[indices.length];
+        for (int i = 0; i < indices.length; i++) {
+            tokens[i] = epochs.enter(indices[i]);
+        }
+        assertThat(tokens[4]).as("indices 2 and 6 share a stripe").isEqualTo(tokens[2]);
+        assertThat(java.util.Arrays.stream(tokens).distinct().count()).isEqualTo(4);
+        Synchronizer s = new Synchronizer(epochs);
+        s.start();
+        for (int i = 0; i < indices.length; i++) {
+            assertThat(s.returnedWithin(100))
+                    .as("synchronize returned with %d readers inside", indices.length - i)
+                    .isFalse();
+            epochs.exit(tokens[i]);
+        }
+        assertThat(s.returnedWithin(5000)).isTrue();
+    }
+
+    @Test
     void doesNotWaitForAReaderThatEnteredAfterTheFlip() throws Exception {
         ReaderEpochs epochs = new ReaderEpochs(4);
         int early = epochs.enter();
