@@ -26,9 +26,9 @@ import java.lang.invoke.VarHandle;
  * <p>A stripe is chosen by the caller's thread index (a number each thread keeps, handed out in
  * turn, so that the first threads get stripes of their own); each stripe's counters fill 128
  * bytes (the consumer's head on one cache line, the producers' tail and count on the next), and
- * its ring is padded from the next stripe's. {@link #record} and {@link #count} are safe from any thread; {@link #drainTo}
- * must be called by one thread at a time (the caller holds the maintenance lock). Nothing is
- * allocated after construction.
+ * its ring is padded from the next stripe's. {@link #record} and {@link #count} are safe from
+ * any thread; {@link #drainTo} must be called by one thread at a time (the caller holds the
+ * maintenance lock). Nothing is allocated after construction.
  */
 public final class AccessBuffer {
     private static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);
