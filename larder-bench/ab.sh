@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Paired A/B forks: is B faster than A, on a machine whose speed drifts by minutes?
+#
+#   A=/tmp/before.jar B=/tmp/after.jar BENCH='GetPutBenchmark.putInsert$' \
+#     PARAMS='-p cache=larder -p size=10000' larder-bench/ab.sh
+#   A=jar B=jar B_FLAGS='-Dlarder.sketchScale=0.5' BENCH=... larder-bench/ab.sh   # one jar, two settings
+#
+# Runs PAIRS pairs of single JMH forks, A then B, then B then A (ABBA), so that each pair's two
+# forks run minutes apart at most and a drift of the machine moves both. Prints each pair's
+# means and their ratio B/A, then the median ratio with a 90% bootstrap interval of it. Only an
+# interval that excludes 1.00 is a difference; on the 2-core guest this was written on, the
+# ratio of a pair spreads by ~10% and ten pairs resolve ~3% (docs/speed-work.md, thirty-fourth
+# session). A jar is a benchmarks.jar copied out of larder-bench/target after a build of the
+# commit it stands for.
+set -euo pipefail
+
+: "${A:?A: the first benchmarks.jar}"
+: "${B:?B: the second benchmarks.jar (the same jar with other B_FLAGS is fine)}"
+: "${BENCH:?BENCH: a JMH benchmark regex, e.g. GetPutBenchmark.putInsert\$}"
+: "${PARAMS:=-p cache=larder}"                  # JMH -p parameters, passed as they are
+: "${THREADS:=1}"
+: "${PAIRS:=10}"
+: "${FORK_OPTS:=-wi 2 -w 1s -i 3 -r 1s}"        # warm-up and measurement of each single fork
+: "${JVM_FLAGS:=-Xms4g -Xmx4g -XX:+AlwaysPreTouch --enable-native-access=ALL-UNNAMED}"
+: "${A_FLAGS:=}"
+: "${B_FLAGS:=}"
+
+for jar in "$A" "$B"; do
+    [[ -f "$jar" ]] || { echo "ab.sh: no such jar: $jar" >&2; exit 2; }
+done
+A=$(realpath "$A")
+B=$(realpath "$B")
+cd "$(dirname "$0")/.."
+# The JDK 25 the Maven wrapper finds (LARDER_JAVA_HOME, JAVA_HOME, then the usual places), as bench.sh.
+: "${JAVA:=$(./mvnw -B --version | sed -n 's/^Java version:.*runtime: //p')/bin/java}"
+
+# One fork of the benchmark; prints the mean of its measured iterations (ns/op in avgt).
+fork() {
+    local jar=$1 flags=$2 out
+    # shellcheck disable=SC2086 # PARAMS, FORK_OPTS and the flags are word lists on purpose
+    out=$("$JAVA" -jar "$jar" "$BENCH" $PARAMS -bm avgt -f 1 $FORK_OPTS -t "$THREADS" \
+        -jvmArgsAppend "$JVM_FLAGS $flags" 2>&1) || { echo "$out" >&2; echo "ab.sh: the fork failed" >&2; exit 1; }
+    awk '/^Iteration/ {s += $3; n++} END {if (n == 0) exit 1; printf "%.1f", s / n}' <<<"$out" \
+        || { echo "$out" >&2; echo "ab.sh: no iterations measured (does BENCH match one benchmark?)" >&2; exit 1; }
+}
+
+ratios=()
+echo "pair  A ns/op  B ns/op  B/A"
+for ((i = 1; i <= PAIRS; i++)); do
+    if ((i % 2)); then a=$(fork "$A" "$A_FLAGS"); b=$(fork "$B" "$B_FLAGS")
+    else b=$(fork "$B" "$B_FLAGS"); a=$(fork "$A" "$A_FLAGS"); fi
+    r=$(python3 -c "print(f'{$b / $a:.3f}')")
+    ratios+=("$r")
+    printf '%4d %8s %8s  %s\n' "$i" "$a" "$b" "$r"
+done
+
+python3 - "${ratios[@]}" <<'EOF'
+import random, statistics, sys
+r = [float(x) for x in sys.argv[1:]]
+rng = random.Random(1)  # a fixed seed: the same ratios always print the same interval
+meds = sorted(statistics.median(rng.choices(r, k=len(r))) for _ in range(4000))
+lo, hi = meds[int(0.05 * len(meds))], meds[int(0.95 * len(meds)) - 1]
+m = statistics.median(r)
+verdict = "B faster" if hi < 1 else "B slower" if lo > 1 else "no difference resolved"
+print(f"median B/A {m:.3f}  90% interval [{lo:.3f}, {hi:.3f}]  ({len(r)} pairs): {verdict}")
+EOF
