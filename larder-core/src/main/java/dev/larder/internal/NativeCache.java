@@ -1801,7 +1801,8 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
      * evictor counts it when the window's cursor passes the record (with the candidate's own
      * estimate, on the line that estimate reads: one thread's inserts ~3% faster at 10K and 100K
      * entries, docs/speed-work.md, thirty-second session). Its buffer entry is then only for the
-     * ghost lists (an absent key), or not made at all (a present one). A write that was to append
+     * ghost lists, made for an absent key they track (one in 2^k, see GhostLists), never for a
+     * present one (docs/speed-work.md, thirty-fourth session). A write that was to append
      * and then failed (its condition, under the lock) is not counted in the sketch at all.
      */
     private void recordWrite(
@@ -1812,8 +1813,11 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             long counted,
             boolean sketchLoaded,
             boolean appends) {
-        if (sampledOut(saturated, counted) || (appends && present)) {
-            return; // counted as a put, not recorded (or counted in the sketch when evicted)
+        if (sampledOut(saturated, counted) || (appends && (present || !policy.ghostsTrack(hash)))) {
+            // Counted as a put, not recorded. An appended record is counted in the sketch when
+            // the evictor passes it, so an absent key's entry is only for the ghost lists, which
+            // track a sample of keys: none for the others.
+            return;
         }
         if (!sketchLoaded) {
             ks.sketchWord = policy.touchAhead(hash); // rewriteInPlace loads it under its lock

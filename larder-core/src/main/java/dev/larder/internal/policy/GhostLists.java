@@ -113,10 +113,22 @@ public final class GhostLists {
         remember(mainBase, hash, mainEvictions);
     }
 
+    /**
+     * Whether the lists look for or remember the key with this hash: only a sample of keys is
+     * tracked. Any thread, no lock: it reads nothing that changes.
+     */
+    public boolean tracks(long hash) {
+        return sampled(mix(hash));
+    }
+
+    private boolean sampled(long mixed) {
+        return (mixed & sampleMask) == 0;
+    }
+
     /** A key was inserted: if it is a ghost still within the horizon, its side counts a hit. */
     public void inserted(long hash) {
         long h = mix(hash);
-        if ((h & sampleMask) != 0) {
+        if (!sampled(h)) {
             return;
         }
         if (forget(0, h, windowDepartures)) {
@@ -149,7 +161,7 @@ public final class GhostLists {
 
     private void remember(long base, long hash, long departures) {
         long h = mix(hash);
-        if ((h & sampleMask) != 0) {
+        if (!sampled(h)) {
             return;
         }
         table.set(ValueLayout.JAVA_LONG, slot(base, h), (tag(h) << 32) | (departures & STAMP_MASK));

@@ -299,6 +299,16 @@ public final class WindowTinyLfu {
     }
 
     /** A key was written: if it was evicted lately, the ghost lists count it for its side. */
+    /**
+     * Whether the ghost lists track the key with this hash (see {@link GhostLists#tracks}), for a
+     * writer (any thread, no lock) deciding whether an insert is worth recording for {@link
+     * #written}: one key in two in a cache (or partition) of 50K entries, one in 16 at 500K.
+     */
+    public boolean ghostsTrack(long hash) {
+        GhostLists g = ghosts; // racy: once built it only goes at close, and tracks reads only finals
+        return g != null && g.tracks(hash);
+    }
+
     public void written(long hash) {
         if (ghosts != null) {
             ghosts.inserted(hash);

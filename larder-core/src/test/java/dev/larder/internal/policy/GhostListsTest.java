@@ -124,6 +124,35 @@ class GhostListsTest {
     }
 
     @Test
+    void onlyTheKeysTheListsTrackCanEverBeAHit() {
+        // Writers skip recording an insert of a key the lists do not track (NativeCache.recordWrite):
+        // that is only safe if such an insert can never count.
+        long horizon = 1L << 16; // 2^16 / 2,048: one key in 32 tracked
+        withGhosts(horizon, ghosts -> {
+            SplittableRandom random = new SplittableRandom(3);
+            long[] keys = random.longs(2_000).toArray();
+            long tracked = 0;
+            for (long key : keys) {
+                long before = ghosts.windowHits() + ghosts.mainHits();
+                ghosts.windowDeparture(key, true);
+                ghosts.mainEviction(key);
+                ghosts.inserted(key); // a ghost on both sides, just now: a hit on both if tracked
+                long hits = ghosts.windowHits() + ghosts.mainHits() - before;
+                if (ghosts.tracks(key)) {
+                    tracked++;
+                    assertThat(hits).as("tracked key %d", key).isEqualTo(2);
+                } else {
+                    assertThat(hits).as("untracked key %d", key).isZero();
+                }
+            }
+            assertThat(tracked).isBetween(2_000L / 32 / 2, 2_000L / 32 * 2);
+        });
+        withGhosts(1_000, ghosts -> assertThat(ghosts.tracks(12345))
+                .as("a short horizon tracks every key")
+                .isTrue());
+    }
+
+    @Test
     void memoryIsReturnedAndUseAfterFreeThrows() {
         long before = NativeMemory.outstandingBytes();
         GhostLists ghosts = new GhostLists(5_000);
