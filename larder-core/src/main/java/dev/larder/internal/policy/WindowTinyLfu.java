@@ -298,7 +298,6 @@ public final class WindowTinyLfu {
         return ghosts == null ? 0 : ghosts.windowHits() + ghosts.mainHits();
     }
 
-    /** A key was written: if it was evicted lately, the ghost lists count it for its side. */
     /**
      * Whether the ghost lists track the key with this hash (see {@link GhostLists#tracks}), for a
      * writer (any thread, no lock) deciding whether an insert is worth recording for {@link
@@ -309,6 +308,7 @@ public final class WindowTinyLfu {
         return g != null && g.tracks(hash);
     }
 
+    /** A key was written: if it was evicted lately, the ghost lists count it for its side. */
     public void written(long hash) {
         if (ghosts != null) {
             ghosts.inserted(hash);
