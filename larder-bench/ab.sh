@@ -6,7 +6,7 @@
 #   A=jar B=jar B_FLAGS='-Dlarder.sketchScale=0.5' BENCH=... larder-bench/ab.sh   # one jar, two settings
 #
 # Runs PAIRS pairs of single JMH forks, A then B, then B then A (ABBA), so that each pair's two
-# forks run minutes apart at most and a drift of the machine moves both. Prints each pair's
+# forks run seconds apart and a drift of the machine moves both. Prints each pair's
 # means and their ratio B/A, then the median ratio with a 90% bootstrap interval of it. Only an
 # interval that excludes 1.00 is a difference; on the 2-core guest this was written on, the
 # ratio of a pair spreads by ~10% and ten pairs resolve ~3% (docs/speed-work.md, thirty-fourth

@@ -95,7 +95,7 @@ public final class AccessBuffer {
      * have the buffer drained when it passes a multiple of some interval.
      */
     public long record(int thread, long hash, long ref) {
-        int stripe = thread & stripeMask;
+        int stripe = stripeOf(thread);
         int tailIndex = counterBase(stripe) + TAIL;
         long tail = (long) LONGS.getOpaque(counters, tailIndex);
         int index = slotIndex(stripe, tail);
@@ -110,7 +110,7 @@ public final class AccessBuffer {
      * yet drained: a producer that must not lose its access drains first. A racy estimate.
      */
     public boolean isFull(int thread) {
-        int base = counterBase(thread & stripeMask);
+        int base = counterBase(stripeOf(thread));
         return (long) LONGS.getOpaque(counters, base + TAIL) - (long) LONGS.getOpaque(counters, base + HEAD)
                 >= capacity;
     }
@@ -121,12 +121,12 @@ public final class AccessBuffer {
      * access of a stripe).
      */
     public long count(int thread) {
-        return (long) LONGS.getAndAdd(counters, counterBase(thread & stripeMask) + COUNT, 1L) + 1;
+        return (long) LONGS.getAndAdd(counters, counterBase(stripeOf(thread)) + COUNT, 1L) + 1;
     }
 
     /** Takes back one count on {@code thread}'s stripe: the access it counted did not happen after all. */
     public void uncount(int thread) {
-        LONGS.getAndAdd(counters, counterBase(thread & stripeMask) + COUNT, -1L);
+        LONGS.getAndAdd(counters, counterBase(stripeOf(thread)) + COUNT, -1L);
     }
 
     /** Every access counted so far: exact once the counting calls have returned. */
@@ -197,6 +197,11 @@ public final class AccessBuffer {
     }
 
     /** Index in {@link #counters} of the stripe's first counter long (its head). */
+    /** The stripe of the caller's thread index (see {@code KeyScratch.threadIndex}). */
+    private int stripeOf(int thread) {
+        return thread & stripeMask;
+    }
+
     int counterBase(int stripe) {
         return (stripe + 1) * PAD;
     }
