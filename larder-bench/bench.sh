@@ -22,6 +22,8 @@ ROOT=$(pwd)
 : "${THREADS:=1 max}"                           # max = every core
 : "${MODES:=avgt,sample}"
 : "${JMH_OPTS:=-f 1 -wi 3 -w 2s -i 5 -r 2s}"
+: "${ROUNDS:=1}"                                # GET/PUT rounds; each table cell is the median of its rounds
+: "${LATER_MODES:=avgt}"                        # modes of rounds 2.. (SampleTime's tails come from round 1)
 : "${PROF:=gc}"                                 # JMH profiler; empty for none
 : "${RT_SIZES:=100000}"                         # read-through cache sizes
 : "${RT_THREADS:=1 2 4}"
@@ -31,7 +33,7 @@ ROOT=$(pwd)
 : "${OUT:=larder-bench/results}"
 : "${CLEAN:=1}"                                 # 1: remove earlier results of the scenarios run
 
-SETTINGS=(SCENARIOS CACHES SIZES THREADS MODES JMH_OPTS PROF RT_SIZES RT_THREADS RT_OPTS PROBE_ENTRIES PROBE_VALUES OUT)
+SETTINGS=(SCENARIOS CACHES SIZES THREADS MODES JMH_OPTS ROUNDS LATER_MODES PROF RT_SIZES RT_THREADS RT_OPTS PROBE_ENTRIES PROBE_VALUES OUT)
 COMMAND=""
 for s in "${SETTINGS[@]}"; do COMMAND+="$s='${!s}' "; done
 COMMAND+="larder-bench/bench.sh"
@@ -78,7 +80,7 @@ cat > "$OUT/run-info.json" <<EOF
  "memTotalKb": $(awk '/MemTotal/ {print $2}' /proc/meminfo),
  "thp": "$(sed -n 's/.*\[\(.*\)\].*/\1/p' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)",
  "java": $(python3 -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$("$JAVA" -version 2>&1 | tr '\n' ' ')"),
- "jmhOpts": "$JMH_OPTS", "modes": "$MODES", "prof": "$PROF", "threads": "$THREADS"}
+ "jmhOpts": "$JMH_OPTS", "rounds": $ROUNDS, "modes": "$MODES", "laterModes": "$LATER_MODES", "prof": "$PROF", "threads": "$THREADS"}
 EOF
 
 prof_args=()
@@ -96,13 +98,20 @@ jmh() { # jmh <result-file> <log-file> <cache-for-flags> <size-for-heap> args...
 for sc in $SCENARIOS; do
   case $sc in
     getput)
-      for c in $CACHES; do for t in $THREADS; do for s in $SIZES; do
-        echo "== GET/PUT $c threads=$t size=$s"
-        # shellcheck disable=SC2086
-        jmh "$OUT/getput-$c-t$t-s$s.json" "$OUT/logs/getput-$c-t$t-s$s.log" "$c" "$s" \
-          'dev.larder.bench.GetPutBenchmark.(get|putOverwrite|putInsert)$' -p cache="$c" -p size="$s" -t "$t" -bm "$MODES" \
-          "${prof_args[@]}" $JMH_OPTS
-      done; done; done ;;
+      # Every cache runs one operation at one size and thread count in turn, so that the rows a
+      # table compares ran within a minute or two of each other: this machine's speed drifts
+      # 10-30% over minutes, and a cache measured a quarter of an hour after another was measured
+      # on another machine, in effect. Rounds repeat the whole sweep; the report takes medians.
+      for r in $(seq 1 "$ROUNDS"); do
+        modes=$MODES; [ "$r" -gt 1 ] && modes=$LATER_MODES
+        for t in $THREADS; do for s in $SIZES; do for op in get putOverwrite putInsert; do for c in $CACHES; do
+          echo "== GET/PUT round $r/$ROUNDS $op $c threads=$t size=$s"
+          # shellcheck disable=SC2086
+          jmh "$OUT/getput-$c-t$t-s$s-$op-r$r.json" "$OUT/logs/getput-$c-t$t-s$s-$op-r$r.log" "$c" "$s" \
+            "dev.larder.bench.GetPutBenchmark.$op\$" -p cache="$c" -p size="$s" -t "$t" -bm "$modes" \
+            "${prof_args[@]}" $JMH_OPTS
+        done; done; done; done
+      done ;;
     zerocopy)
       for t in $THREADS; do for s in $SIZES; do
         echo "== Larder zero-copy threads=$t size=$s"
