@@ -24,6 +24,7 @@ ROOT=$(pwd)
 : "${JMH_OPTS:=-f 1 -wi 3 -w 2s -i 5 -r 2s}"
 : "${ROUNDS:=1}"                                # GET/PUT rounds; each table cell is the median of its rounds
 : "${LATER_MODES:=avgt}"                        # modes of rounds 2.. (SampleTime's tails come from round 1)
+: "${LATER_CACHES:=$CACHES}"                    # caches of rounds 2.. (leave out those far from every bar)
 : "${PROF:=gc}"                                 # JMH profiler; empty for none
 : "${RT_SIZES:=100000}"                         # read-through cache sizes
 : "${RT_THREADS:=1 2 4}"
@@ -33,7 +34,7 @@ ROOT=$(pwd)
 : "${OUT:=larder-bench/results}"
 : "${CLEAN:=1}"                                 # 1: remove earlier results of the scenarios run
 
-SETTINGS=(SCENARIOS CACHES SIZES THREADS MODES JMH_OPTS ROUNDS LATER_MODES PROF RT_SIZES RT_THREADS RT_OPTS PROBE_ENTRIES PROBE_VALUES OUT)
+SETTINGS=(SCENARIOS CACHES SIZES THREADS MODES JMH_OPTS ROUNDS LATER_MODES LATER_CACHES PROF RT_SIZES RT_THREADS RT_OPTS PROBE_ENTRIES PROBE_VALUES OUT)
 COMMAND=""
 for s in "${SETTINGS[@]}"; do COMMAND+="$s='${!s}' "; done
 COMMAND+="larder-bench/bench.sh"
@@ -80,7 +81,7 @@ cat > "$OUT/run-info.json" <<EOF
  "memTotalKb": $(awk '/MemTotal/ {print $2}' /proc/meminfo),
  "thp": "$(sed -n 's/.*\[\(.*\)\].*/\1/p' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)",
  "java": $(python3 -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$("$JAVA" -version 2>&1 | tr '\n' ' ')"),
- "jmhOpts": "$JMH_OPTS", "rounds": $ROUNDS, "modes": "$MODES", "laterModes": "$LATER_MODES", "prof": "$PROF", "threads": "$THREADS"}
+ "jmhOpts": "$JMH_OPTS", "rounds": $ROUNDS, "modes": "$MODES", "laterModes": "$LATER_MODES", "laterCaches": "$LATER_CACHES", "prof": "$PROF", "threads": "$THREADS"}
 EOF
 
 prof_args=()
@@ -103,8 +104,9 @@ for sc in $SCENARIOS; do
       # 10-30% over minutes, and a cache measured a quarter of an hour after another was measured
       # on another machine, in effect. Rounds repeat the whole sweep; the report takes medians.
       for r in $(seq 1 "$ROUNDS"); do
-        modes=$MODES; [ "$r" -gt 1 ] && modes=$LATER_MODES
-        for t in $THREADS; do for s in $SIZES; do for op in get putOverwrite putInsert; do for c in $CACHES; do
+        modes=$MODES caches=$CACHES
+        [ "$r" -gt 1 ] && modes=$LATER_MODES caches=$LATER_CACHES
+        for t in $THREADS; do for s in $SIZES; do for op in get putOverwrite putInsert; do for c in $caches; do
           echo "== GET/PUT round $r/$ROUNDS $op $c threads=$t size=$s"
           # shellcheck disable=SC2086
           jmh "$OUT/getput-$c-t$t-s$s-$op-r$r.json" "$OUT/logs/getput-$c-t$t-s$s-$op-r$r.log" "$c" "$s" \

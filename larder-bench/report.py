@@ -402,8 +402,8 @@ def main():
             L.append(
                 f"- **Rounds:** GET/PUT ran {rounds} times over, every cache in turn for one operation, size and "
                 f"thread count, so the caches a row compares ran minutes apart at most; a cell is the median of "
-                f"the rounds that ran its mode (round 1: {info.get('modes', '?')}; later rounds: "
-                f"{info.get('laterModes', '?')})"
+                f"the rounds that ran it (round 1: modes {info.get('modes', '?')}; later rounds: modes "
+                f"{info.get('laterModes', '?')}, caches {info.get('laterCaches', 'all')})"
             )
     L.append("")
     L.append("Exact command of this run (every setting spelled out), from the repository root:")
