@@ -196,12 +196,12 @@ public final class AccessBuffer {
         return capacity;
     }
 
-    /** Index in {@link #counters} of the stripe's first counter long (its head). */
     /** The stripe of the caller's thread index (see {@code KeyScratch.threadIndex}). */
     private int stripeOf(int thread) {
         return thread & stripeMask;
     }
 
+    /** Index in {@link #counters} of the stripe's first counter long (its head). */
     int counterBase(int stripe) {
         return (stripe + 1) * PAD;
     }
