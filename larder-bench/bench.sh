@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs Larder's benchmarks against its peers and regenerates docs/benchmarks.md.
+# Runs Larder's benchmarks against its peers and regenerates docs/benchmarks.md (or $DOC).
 #
 #   larder-bench/bench.sh                 # everything, with the defaults below
 #   SCENARIOS="getput memory" SIZES=10000 larder-bench/bench.sh
@@ -32,9 +32,10 @@ ROOT=$(pwd)
 : "${PROBE_ENTRIES:=1000000,10000000}"
 : "${PROBE_VALUES:=256,32}"
 : "${OUT:=larder-bench/results}"
+: "${DOC:=docs/benchmarks.md}"                 # the page the report writes (another OUT, another DOC)
 : "${CLEAN:=1}"                                 # 1: remove earlier results of the scenarios run
 
-SETTINGS=(SCENARIOS CACHES SIZES THREADS MODES JMH_OPTS ROUNDS LATER_MODES LATER_CACHES PROF RT_SIZES RT_THREADS RT_OPTS PROBE_ENTRIES PROBE_VALUES OUT)
+SETTINGS=(SCENARIOS CACHES SIZES THREADS MODES JMH_OPTS ROUNDS LATER_MODES LATER_CACHES PROF RT_SIZES RT_THREADS RT_OPTS PROBE_ENTRIES PROBE_VALUES OUT DOC)
 COMMAND=""
 for s in "${SETTINGS[@]}"; do COMMAND+="$s='${!s}' "; done
 COMMAND+="larder-bench/bench.sh"
@@ -141,5 +142,5 @@ for sc in $SCENARIOS; do
 done
 
 # --compact drops JMH's raw samples from the JSON so the results are small enough to commit.
-python3 larder-bench/report.py --compact --results "$OUT" --out docs/benchmarks.md
-echo "wrote docs/benchmarks.md"
+python3 larder-bench/report.py --compact --results "$OUT" --out "$DOC"
+echo "wrote $DOC"

@@ -342,10 +342,25 @@ def bar_chart(path, title, groups, series, values, y_label, log=False):
 # ----------------------------------------------------------------------------- report
 
 
+DEFAULT_RESULTS = "larder-bench/results"
+DEFAULT_OUT = "docs/benchmarks.md"
+
+
+def other_pages(out):
+    """The other generated benchmark pages beside `out` (docs/benchmarks-*.md), sorted."""
+    d = os.path.dirname(os.path.abspath(out))
+    me = os.path.basename(out)
+    return sorted(
+        os.path.join(d, f)
+        for f in os.listdir(d)
+        if f.startswith("benchmarks") and f.endswith(".md") and f != me
+    )
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--results", default="larder-bench/results")
-    ap.add_argument("--out", default="docs/benchmarks.md")
+    ap.add_argument("--results", default=DEFAULT_RESULTS)
+    ap.add_argument("--out", default=DEFAULT_OUT)
     ap.add_argument(
         "--compact",
         action="store_true",
@@ -415,9 +430,20 @@ def main():
     L.append("Regenerate this page from the results on disk (no benchmark runs):")
     L.append("")
     L.append("```sh")
-    L.append("python3 larder-bench/report.py")
+    regenerate = "python3 larder-bench/report.py"
+    if (args.results, args.out) != (DEFAULT_RESULTS, DEFAULT_OUT):
+        regenerate += f" --results {args.results} --out {args.out}"
+    L.append(regenerate)
     L.append("```")
     L.append("")
+    others = other_pages(args.out)
+    if others:
+        L.append(
+            "Other runs, with their own results directories: "
+            + ", ".join(f"[`{os.path.basename(o)}`]({os.path.basename(o)})" for o in others)
+            + "."
+        )
+        L.append("")
     L.append(
         "Full run with the defaults (3 warmups × 2 s, 5 iterations × 2 s, AverageTime and SampleTime, `-prof gc`, "
         "1 thread and all cores, read-through on 1, 2 and 4 threads, memory probe at 1M and 10M): "
