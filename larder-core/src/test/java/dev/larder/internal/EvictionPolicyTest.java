@@ -106,34 +106,42 @@ class EvictionPolicyTest {
 
     @Test
     void keysHotLongAgoDoNotFreezeAdmissionOfANewWorkingSet() {
-        try (LarderCache<Long, byte[]> cache = cache(1_000)) {
-            for (long k = 0; k < 1_000; k++) {
-                access(cache, k);
-            }
-            // 300 keys read 15 times each, then never again: their sketch counts are near the
-            // top, their records unread by the time they reach probation's oldest end.
-            for (long k = 10_000; k < 10_300; k++) {
-                for (int r = 0; r < 15; r++) {
+        // Three caches, each with its own hash seed. In about one seed in 200 the stale keys stay
+        // in protected, the loop displaces the first 1,000 keys instead and fits beside them, and
+        // no victim ever defends its place long enough to be rotated (the loop then hits ~97%);
+        // the mechanism must show in at least one of the three.
+        long rotations = 0;
+        for (int round = 0; round < 3; round++) {
+            try (LarderCache<Long, byte[]> cache = cache(1_000)) {
+                for (long k = 0; k < 1_000; k++) {
                     access(cache, k);
                 }
-            }
-            // The workload moves to a loop of 700 new keys, which fits in the cache.
-            int loop = 700;
-            long hits = 0;
-            for (int pass = 0; pass < 10; pass++) {
-                for (long k = 100_000; k < 100_000 + loop; k++) {
-                    boolean hit = access(cache, k);
-                    hits += hit && pass >= 4 ? 1 : 0;
+                // 300 keys read 15 times each, then never again: their sketch counts are near the
+                // top, their records unread by the time they reach probation's oldest end.
+                for (long k = 10_000; k < 10_300; k++) {
+                    for (int r = 0; r < 15; r++) {
+                        access(cache, k);
+                    }
                 }
+                // The workload moves to a loop of 700 new keys, which fits in the cache.
+                int loop = 700;
+                long hits = 0;
+                for (int pass = 0; pass < 10; pass++) {
+                    for (long k = 100_000; k < 100_000 + loop; k++) {
+                        boolean hit = access(cache, k);
+                        hits += hit && pass >= 4 ? 1 : 0;
+                    }
+                }
+                // Measured over 2,000 seeds (2026-11-29): 77-100% of passes 4-9 hit; without
+                // rotating a victim that keeps winning, the stale victims rejected every newcomer
+                // until the sketch aged: 31-63% (13 seeds).
+                assertThat((double) hits / (6 * loop))
+                        .as("hit rate of the new loop's passes 4-9")
+                        .isGreaterThanOrEqualTo(0.7);
+                rotations += evictor(cache).defenderRotations();
             }
-            // Measured over 30 seeds: 75-93% of passes 4-9 hit; without rotating a victim that
-            // keeps winning, the stale victims rejected every newcomer until the sketch aged:
-            // 31-63% (13 seeds).
-            assertThat((double) hits / (6 * loop))
-                    .as("hit rate of the new loop's passes 4-9")
-                    .isGreaterThanOrEqualTo(0.7);
-            assertThat(evictor(cache).defenderRotations()).isPositive();
         }
+        assertThat(rotations).as("victims rotated in the three caches").isPositive();
     }
 
     @Test
