@@ -349,6 +349,8 @@ DEFAULT_OUT = "docs/benchmarks.md"
 def other_pages(out):
     """The other generated benchmark pages beside `out` (docs/benchmarks-*.md), sorted."""
     d = os.path.dirname(os.path.abspath(out))
+    if not os.path.isdir(d):
+        return []
     me = os.path.basename(out)
     return sorted(
         os.path.join(d, f)
