@@ -378,8 +378,10 @@ def main():
     info = load_json(os.path.join(args.results, "run-info.json"), {})
     peers = load_peers(args.results)
     out_dir = os.path.dirname(os.path.abspath(args.out))
-    img_dir = os.path.join(out_dir, "img")
-    img_rel = "img"
+    # The default page's charts in img/, another page's in img/<its name>/, so no page draws over another's.
+    stem = os.path.splitext(os.path.basename(args.out))[0]
+    img_rel = "img" if stem == os.path.splitext(os.path.basename(DEFAULT_OUT))[0] else f"img/{stem}"
+    img_dir = os.path.join(out_dir, img_rel)
 
     getput = [r for r in recs if r["cls"] == "GetPutBenchmark"]
     zc = [r for r in recs if r["cls"] == "LarderZeroCopyBenchmark"]
