@@ -46,4 +46,19 @@ public final class ProbeMath {
         long bytes = base + entries * perEntry;
         return (bytes + (1 << 20) - 1) & -(1L << 20); // whole MiB
     }
+
+    /**
+     * Time spent beyond the rate of the last chunk: the sum over chunks of (the chunk's time less
+     * its count at the last chunk's time per operation), never below zero per chunk. What a phase
+     * at the start of a run cost in all.
+     */
+    public static double extraSeconds(long[] nanos, int[] counts) {
+        int last = nanos.length - 1;
+        double steady = (double) nanos[last] / counts[last];
+        double extra = 0;
+        for (int c = 0; c < nanos.length; c++) {
+            extra += Math.max(0, nanos[c] - counts[c] * steady);
+        }
+        return extra / 1e9;
+    }
 }

@@ -42,4 +42,13 @@ class ProbeMathTest {
         assertThat((double) m.get("e")).isEqualTo(3.0e11);
         assertThat(m.get("f")).isEqualTo(List.of("a", "b=c"));
     }
+
+    @Test
+    void extraTimeIsWhatTheChunksTookBeyondTheLastChunksRate() {
+        // 1,000 ops per chunk; the last at 100 ns each: 4 ms and 1 ms beyond that rate, and a
+        // chunk faster than it counts as none.
+        long[] nanos = {4_100_000, 1_100_000, 50_000, 100_000};
+        int[] counts = {1_000, 1_000, 1_000, 1_000};
+        assertThat(ProbeMath.extraSeconds(nanos, counts)).isCloseTo(0.005, within(1e-12));
+    }
 }
