@@ -36,8 +36,9 @@ import java.util.List;
  *
  * <p>Bounded work: between two evictions the window and main each give at most {@link
  * #MAX_REINSERTIONS} second chances, and each promotion into protected demotes at most {@link
- * #DEMOTIONS_PER_PROMOTION} records, so one eviction moves no more than {@link #MAX_EXAMINED}
- * live records, whatever the access pattern.
+ * #DEMOTIONS_PER_PROMOTION} records, so one eviction copies no more than {@link #MAX_EXAMINED}
+ * live records, whatever the access pattern; besides, it may move up to {@link #MAX_PAGE_MOVES}
+ * pages of main whole whose records all earned the same move ({@link #movePageWhole}).
  *
  * <p>Runs under the cache's maintenance lock, one thread at a time. It holds one shard lock at
  * a time, never waits while holding it, and runs no user code: removals are collected and
@@ -568,7 +569,7 @@ final class Evictor {
         if (next != LogCursor.Next.NOTHING) {
             return passed(window, next);
         }
-        next = findVictim(true);
+        next = findVictimMovingPages();
         if (next == LogCursor.Next.RECORD) {
             return fromMain(compact);
         }
@@ -638,6 +639,141 @@ final class Evictor {
         return next;
     }
 
+    /**
+     * {@link #findVictim} for an eviction: while main's oldest record is on a sealed page whose
+     * records from it on were all read since they were last looked at, that page goes to
+     * protected's head whole ({@link #movePageWhole}) rather than record by record, up to {@link
+     * #MAX_PAGE_MOVES} pages per eviction. A page from probation is a page of promotions, for
+     * which protected then gives up its excess, as after a promotion.
+     */
+    private LogCursor.Next findVictimMovingPages() {
+        for (; ; ) {
+            LogCursor.Next next = findVictim(true);
+            if (next != LogCursor.Next.RECORD || pageMoves >= MAX_PAGE_MOVES) {
+                return next;
+            }
+            boolean fromProbation = victim.queue == PageStore.PROBATION;
+            long moved = movePageWhole(victim, false, 0);
+            if (moved < 0) {
+                return next;
+            }
+            if (fromProbation) {
+                // Protected gives up the excess by pages while it can (an unread page of it moves
+                // to probation whole); the copies stay bounded by one promotion's demotions.
+                demoteExcess(DEMOTIONS_PER_PROMOTION);
+            }
+        }
+    }
+
+    /**
+     * Moves the page under {@code cursor}, a sealed page of main, to the young end of a queue
+     * whole, without copying a record, finding an index word or taking a lock: its locations do
+     * not change, so the index and readers do not notice. The records before the cursor's were
+     * dealt with already (moved, evicted or dead); the page moves only if all records from the
+     * cursor's on would have gone to the same place one by one: all read since they were last
+     * looked at go to protected's head, each count lowered by one in place (probation's
+     * promotions, or protected's second chances); with {@code unreadToProbation}, all unread go
+     * to probation's head (protected's demotions), if at most twice {@code maxUnread} of them
+     * are live (protected's excess: it may end up to half a page under its target). And only if
+     * at least {@link #PAGE_MOVE_LIVE_SHARE} of the page's records are live: a page with dead
+     * records is better passed record by record, which frees their bytes. Returns the live
+     * records moved, or -1 if the page was not moved (it is then not looked at again).
+     *
+     * <p>Why: after a phase in which every entry was read, each eviction met only records owed
+     * a second chance, each a copy and its index word found again under its shard's lock, up to
+     * {@link #MAX_EXAMINED} per eviction: ~7 µs per insert for the first ~650K inserts of new
+     * keys into a 10M-entry cache, 4.4 s in all, where OHC's first inserts cost 1.0 s more than
+     * its later ones; with whole pages 0.9 s (docs/speed-work.md, thirty-ninth session).
+     *
+     * <p>No record's index word is looked at: a page of main counts its live records (those the
+     * evictor wrote onto it, less those it took off and those writers removed or replaced,
+     * {@link PageStore#moveOldest}), and its queue changes in the same atomic step that reads
+     * the count, so the queue counts stay exact. A move reads the page's record headers and
+     * writes their layout bytes.
+     */
+    private long movePageWhole(LogCursor cursor, boolean unreadToProbation, long maxUnread) {
+        if (!cursor.onSealedPage() || cursor.queue == PageStore.WINDOW || cursor.pageRefused) {
+            return -1;
+        }
+        long moved = tryMovePageWhole(cursor, unreadToProbation, maxUnread);
+        cursor.pageRefused = moved < 0;
+        return moved;
+    }
+
+    private long tryMovePageWhole(LogCursor cursor, boolean unreadToProbation, long maxUnread) {
+        int page = cursor.page();
+        MemorySegment segment = store.pageById(page);
+        long limit = cursor.limit();
+        RecordLayout.Header h = pageHeader;
+        // The records before the cursor's were dealt with (moved, evicted or dead): they count
+        // against the page's live share only.
+        int passed = 0;
+        for (long at = 0; at < cursor.offset(); at = h.end) {
+            h.parse(segment, at, limit, store.shapes());
+            passed++;
+        }
+        int records = 0;
+        boolean read = false;
+        for (long at = cursor.offset(); at < limit; at = h.end) {
+            int layout = RecordLayout.layout(segment, at);
+            boolean readThis = (layout & RecordLayout.ACCESS_MASK) != 0;
+            if ((layout & RecordLayout.DECIDED) == 0
+                    || (records > 0 && readThis != read)
+                    || (!readThis && !unreadToProbation)) {
+                return -1;
+            }
+            read = readThis;
+            h.parse(segment, at, limit, store.shapes());
+            if (records == pageRecords.length) {
+                pageRecords = java.util.Arrays.copyOf(pageRecords, records * 2);
+            }
+            pageRecords[records++] = at;
+        }
+        if (records == 0) {
+            return -1;
+        }
+        long live = store.liveInMain(page);
+        if (live < (passed + records) * PAGE_MOVE_LIVE_SHARE || (!read && live > 2 * maxUnread)) {
+            return -1; // mostly dead; or a demotion that would take protected more than half a page under
+        }
+        if (read) {
+            for (int i = 0; i < records; i++) {
+                RecordLayout.lowerAccess(segment, pageRecords[i]);
+            }
+        }
+        int to = read ? PageStore.PROTECTED : PageStore.PROBATION;
+        live = store.moveOldest(cursor.stripe, store.evictorStripe(to), page);
+        cursor.pageMoved();
+        cache.queues.evictorMoved(cursor.queue, to, live);
+        pageMoves++;
+        pagesMovedWhole++;
+        return live;
+    }
+
+    /**
+     * Pages one eviction may move whole (see {@link #movePageWhole}), so that its work stays
+     * bounded: a page of promotions and a page of demotions.
+     */
+    static final int MAX_PAGE_MOVES = 2;
+
+    /** The share of a page's records that must be live for it to move whole. */
+    static final double PAGE_MOVE_LIVE_SHARE = 15.0 / 16;
+
+    /** Pages moved whole since the last eviction. */
+    private int pageMoves;
+
+    /** Pages moved whole since the cache was built (for tests and the stats of the policy). */
+    private long pagesMovedWhole;
+
+    long pagesMovedWhole() {
+        return pagesMovedWhole;
+    }
+
+    /** The offsets of a page's records while {@link #movePageWhole} looks at it. */
+    private long[] pageRecords = new long[64];
+
+    private final RecordLayout.Header pageHeader = new RecordLayout.Header();
+
     /** Moves the window's candidate to main unopposed if there is room (else keeps it). */
     private Step promote() {
         long hash = hashOf(window);
@@ -652,15 +788,25 @@ final class Evictor {
      * read again before it reaches the victim's place. Records are only moved, never evicted.
      */
     private void demoteExcess(int budget) {
-        while (budget-- > 0
-                && cache.queues.protectedEntries() > policy.protectedTarget(capacity(), windowTargetNow())) {
+        for (; ; ) {
+            long excess = cache.queues.protectedEntries() - policy.protectedTarget(capacity(), windowTargetNow());
+            if (excess <= 0 || (budget <= 0 && pageMoves >= MAX_PAGE_MOVES)) {
+                return;
+            }
             LogCursor.Next next = protect.next(false);
             if (next == LogCursor.Next.PAGE_RETIRED) {
-                retire(protect.retiredPage);
+                retire(protect.retiredPage); // the page left the queue: always retired
+                budget--;
                 continue;
             }
             if (next != LogCursor.Next.RECORD) {
                 return;
+            }
+            if (pageMoves < MAX_PAGE_MOVES && movePageWhole(protect, true, excess) >= 0) {
+                continue; // a page moved whole is not a record moved: the budget is for copies
+            }
+            if (budget-- <= 0) {
+                return; // the cursor stays on the record
             }
             long hash = hashOf(protect);
             int access = protect.access();
@@ -714,7 +860,7 @@ final class Evictor {
         if (compact) {
             return act(window, hash, Action.MOVE, PageStore.PROBATION, 0);
         }
-        LogCursor.Next next = findVictim(true);
+        LogCursor.Next next = findVictimMovingPages();
         if (next == LogCursor.Next.NOTHING) {
             return act(window, hash, Action.MOVE, PageStore.PROBATION, 0);
         }
@@ -888,6 +1034,9 @@ final class Evictor {
                 if (action != Action.EVICT
                         && copyForward(shard, slot, location, segment, h, recordBytes, toQueue, access)) {
                     cache.queues.evictorMoved(queue, toQueue);
+                    if (queue != PageStore.WINDOW) {
+                        store.evictorTook(location);
+                    }
                     if (queue == PageStore.WINDOW && toQueue != PageStore.WINDOW) {
                         policy.leftWindow(hash);
                     }
@@ -903,6 +1052,9 @@ final class Evictor {
                 countRemovals();
             }
             cache.queues.evictorRemoved(queue);
+            if (queue != PageStore.WINDOW) {
+                store.evictorTook(location);
+            }
             removal = cache.unlinked(location, h, null, cause);
         } finally {
             shard.unlock();
@@ -918,6 +1070,9 @@ final class Evictor {
             examined = 0;
             windowReinsertions = 0;
             mainReinsertions = 0;
+            if (pageMoves != 0) {
+                pageMoves = 0; // written only when set: two writers' evictions take turns with this object's lines
+            }
         }
         if (removal != null) {
             removals.add(removal);
@@ -1017,6 +1172,9 @@ final class Evictor {
         }
         int newBytes = (int) (keyAt + h.keyLength + (h.large() ? RecordLayout.EXTENT_ID_BYTES : room) - at);
         shard.relocate(slot, target, recordBytes, newBytes);
+        if (toQueue != PageStore.WINDOW) {
+            store.evictorWrote(target);
+        }
         return true;
     }
 

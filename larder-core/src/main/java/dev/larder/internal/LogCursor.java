@@ -95,6 +95,7 @@ final class LogCursor {
     private Next nextAtPageEdge(boolean mayTakeActive) {
         if (page < 0) {
             page = store.oldestPage(stripe);
+            pageRefused = false;
             offset = 0;
             sealed = false;
             limit = -1;
@@ -167,6 +168,42 @@ final class LogCursor {
             limit = store.limit(page);
         }
         return sealed;
+    }
+
+    /**
+     * Whether the record the last {@link #next} returned is on a sealed page: the page can then
+     * be moved whole ({@code Evictor.movePageWhole}), the records before this one having been
+     * dealt with.
+     */
+    boolean onSealedPage() {
+        return page >= 0 && sealed;
+    }
+
+    /**
+     * Whether the page under the cursor was looked at for a move whole and refused: it is not
+     * looked at again (each look reads every record on it) until the cursor is on another page.
+     */
+    boolean pageRefused;
+
+    /** Where on its page the record the last {@link #next} returned starts. */
+    long offset() {
+        return offset;
+    }
+
+    /** The page under the cursor (after {@link #next} returned RECORD). */
+    int page() {
+        return page;
+    }
+
+    /** Where the records of the page under the cursor end (final once it is sealed). */
+    long limit() {
+        return limit;
+    }
+
+    /** The page under the cursor went to another FIFO whole: the cursor goes on with its next page. */
+    void pageMoved() {
+        page = -1;
+        putCounted = false;
     }
 
     /** Moves past the record the last {@link #next} returned. */

@@ -1683,7 +1683,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
 
     /** An overwrite appended the entry's new record to the window; its old one was at {@code old}. */
     private void movedToWindow(long old) {
-        queues.left(store.queueOf(old));
+        queues.left(store.recordLeft(old));
     }
 
     /** The maintenance task: drain the access buffers, expire, evict down to the low watermark. */
@@ -2160,7 +2160,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                 if (lender != null) {
                     lender.entryRemoved(this);
                 }
-                queues.left(store.queueOf(current));
+                queues.left(store.recordLeft(current));
                 removed = current;
             } finally {
                 shard.unlock();
@@ -2422,7 +2422,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                     int n = shard.count();
                     for (int i = 0; i < n; i++) {
                         long location = locations[i];
-                        queues.left(store.queueOf(location));
+                        queues.left(store.recordLeft(location));
                         boolean expired = isExpired(location);
                         Evictor.Removal removal = unlinked(
                                 location,

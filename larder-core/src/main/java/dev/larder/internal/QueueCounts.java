@@ -34,7 +34,12 @@ final class QueueCounts extends LinePadded {
         return protectedByEvictor - protectedLeft.sum();
     }
 
-    /** A thread other than the evictor took a record out of {@code queue} (removed, or overwritten). */
+    /**
+     * A thread other than the evictor took a record out of {@code queue} (removed, or overwritten):
+     * the queue its page was in at that moment, as {@code PageStore.recordLeft} read it in the same
+     * atomic step that counted the record out of the page (pages of main can move whole between
+     * probation and protected).
+     */
     void left(int queue) {
         if (queue != PageStore.WINDOW) {
             mainLeft.increment();
@@ -51,8 +56,13 @@ final class QueueCounts extends LinePadded {
 
     /** The evictor moved a record from {@code from} to {@code to}. */
     void evictorMoved(int from, int to) {
-        mainByEvictor += inMain(to) - inMain(from);
-        protectedByEvictor += (to == PageStore.PROTECTED ? 1 : 0) - (from == PageStore.PROTECTED ? 1 : 0);
+        evictorMoved(from, to, 1);
+    }
+
+    /** The evictor moved {@code n} records from {@code from} to {@code to} (a page moved whole). */
+    void evictorMoved(int from, int to, long n) {
+        mainByEvictor += n * (inMain(to) - inMain(from));
+        protectedByEvictor += n * ((to == PageStore.PROTECTED ? 1 : 0) - (from == PageStore.PROTECTED ? 1 : 0));
     }
 
     private static int inMain(int queue) {

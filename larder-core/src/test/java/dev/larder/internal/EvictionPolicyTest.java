@@ -186,7 +186,7 @@ class EvictionPolicyTest {
                     default -> access(cache, key);
                 }
                 if (op % 10_000 == 9_999) {
-                    long[] byQueue = recount(nc);
+                    long[] byQueue = QueueRecount.byQueue(nc);
                     assertThat(nc.evictor.windowEntries())
                             .as("window entries at op %d", op)
                             .isEqualTo(byQueue[PageStore.WINDOW]);
@@ -198,7 +198,7 @@ class EvictionPolicyTest {
                 }
             }
             cache.cleanUp();
-            long[] byQueue = recount(nc);
+            long[] byQueue = QueueRecount.byQueue(nc);
             long mainEntries = byQueue[PageStore.PROBATION] + byQueue[PageStore.PROTECTED];
             // Hot keys read on probation were promoted; protected keeps its share of main, 80% of
             // the cache less the window's target, so probation always has room to judge new
@@ -214,23 +214,6 @@ class EvictionPolicyTest {
                     .as("protected entries")
                     .isLessThanOrEqualTo(protectedTarget + protectedTarget / 50);
         }
-    }
-
-    /** Entries whose record is in the window, probation and protected queues, from the index. */
-    private static long[] recount(NativeCache<?, ?> nc) {
-        long[] byQueue = new long[3];
-        for (dev.larder.internal.index.IndexShard shard : nc.shards) {
-            shard.lock();
-            try {
-                long[] locations = shard.locations(new long[0]);
-                for (int i = 0; i < shard.count(); i++) {
-                    byQueue[nc.store.queueOf(locations[i])]++;
-                }
-            } finally {
-                shard.unlock();
-            }
-        }
-        return byQueue;
     }
 
     @Test

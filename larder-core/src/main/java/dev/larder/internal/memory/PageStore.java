@@ -48,6 +48,12 @@ public final class PageStore {
     private static final VarHandle FIFO_SIZE = MethodHandles.arrayElementVarHandle(int[].class);
     private static final VarHandle SEALED_TOP = MethodHandles.arrayElementVarHandle(long[].class);
     private static final VarHandle PAGE_STRIPE = MethodHandles.arrayElementVarHandle(int[].class);
+    private static final VarHandle PAGE_STATE = MethodHandles.arrayElementVarHandle(long[].class);
+
+    /** A page's state word: its queue in the top byte, the records writers took out of it below. */
+    private static final int STATE_QUEUE_SHIFT = 56;
+
+    private static final long STATE_LEFT_MASK = (1L << STATE_QUEUE_SHIFT) - 1;
     private static final int STRIDE = 16;
 
     private final int pageSize;
@@ -74,8 +80,19 @@ public final class PageStore {
     private final long[] sealedTop;
     /** The stripe that appends to an active page (written as {@link #sealedTop} is). */
     private final int[] pageStripe;
-    /** The queue a page belongs to (set before the page is published to its stripe). */
+    /**
+     * The queue a page belongs to (set before the page is published to its stripe, and when a
+     * page of main moves whole to the other queue of main, {@link #moveOldest}).
+     */
     private final byte[] pageQueue;
+    /**
+     * Per page of main, so that a page can change queue with its records ({@link #moveOldest}):
+     * its queue and the records writers removed or replaced on it ({@link #recordLeft}), in one
+     * word, so that a writer counts a record out of the queue the page is in at that moment.
+     */
+    private final long[] pageState;
+    /** Per page of main: records the evictor wrote onto it less those it took off (evictor only). */
+    private final int[] evictorLive;
 
     private final long[] cursors;
     private final Object[] stripeLocks;
@@ -144,6 +161,8 @@ public final class PageStore {
         this.generation = new int[maxPages];
         this.pageStripe = new int[maxPages];
         this.pageQueue = new byte[maxPages];
+        this.pageState = new long[maxPages];
+        this.evictorLive = new int[maxPages];
         this.cursors = new long[(this.stripes + 1) * STRIDE];
         this.stripeLocks = new Object[this.stripes];
         for (int s = 0; s < this.stripes; s++) {
@@ -324,6 +343,8 @@ public final class PageStore {
                 SEALED_TOP.setRelease(sealedTop, fresh, -1L);
                 PAGE_STRIPE.setRelease(pageStripe, fresh, stripe);
                 pageQueue[fresh] = (byte) queueOfStripe(stripe);
+                PAGE_STATE.setVolatile(pageState, fresh, (long) queueOfStripe(stripe) << STATE_QUEUE_SHIFT);
+                evictorLive[fresh] = 0; // only main pages use it, and only the evictor takes those
                 minDeadline[fresh] = Long.MAX_VALUE;
                 enqueue(fresh);
             }
@@ -495,6 +516,66 @@ public final class PageStore {
         int next = fifoHead[stripe] + 1;
         fifoHead[stripe] = next == maxPages ? 0 : next;
         FIFO_SIZE.setRelease(fifoSize, stripe, fifoSize[stripe] - 1);
+    }
+
+    /**
+     * Moves the oldest page of {@code from}'s FIFO, {@code page}, a sealed page of main, to the
+     * young end of {@code to}'s (an evictor stripe of main), records and all: its locations do not
+     * change, so no index word and no reader notices; only the queue it counts in does. Returns
+     * how many live records it held when it changed queue: those a writer removes or replaces
+     * from then on are counted out of the new queue ({@link #recordLeft}), those before out of the
+     * old one.
+     */
+    public synchronized long moveOldest(int from, int to, int page) {
+        if (fifoSize[from] == 0 || fifo[from][fifoHead[from]] != page || sealedTop[page] < 0) {
+            throw new IllegalStateException("page " + page + " is not the sealed oldest page of stripe " + from);
+        }
+        int queue = queueOfStripe(to);
+        if (queue == WINDOW || queueOfStripe(from) == WINDOW) {
+            throw new IllegalArgumentException("only pages of main move whole: stripes " + from + " to " + to);
+        }
+        dequeueOldest(from);
+        PAGE_STRIPE.setRelease(pageStripe, page, to);
+        pageQueue[page] = (byte) queue;
+        long left;
+        for (; ; ) {
+            long state = (long) PAGE_STATE.getVolatile(pageState, page);
+            left = state & STATE_LEFT_MASK;
+            if (PAGE_STATE.compareAndSet(pageState, page, state, (long) queue << STATE_QUEUE_SHIFT | left)) {
+                break;
+            }
+        }
+        enqueue(page);
+        return evictorLive[page] - left;
+    }
+
+    /**
+     * A writer removed or replaced the record at {@code location} (under its shard's lock): returns
+     * the queue it leaves. A record of main is counted out of its page ({@link #moveOldest}), one
+     * atomic addition that also reads the queue the page is in; the window's pages never change
+     * queue, and cost nothing here.
+     */
+    public int recordLeft(long location) {
+        int page = (int) (location >>> pageShift);
+        if (pageQueue[page] == WINDOW) {
+            return WINDOW;
+        }
+        return (int) ((long) PAGE_STATE.getAndAdd(pageState, page, 1L) >>> STATE_QUEUE_SHIFT);
+    }
+
+    /** The evictor wrote a record of main at {@code location}. */
+    public void evictorWrote(long location) {
+        evictorLive[(int) (location >>> pageShift)]++;
+    }
+
+    /** The evictor took the record of main at {@code location} out of its page (moved or evicted it). */
+    public void evictorTook(long location) {
+        evictorLive[(int) (location >>> pageShift)]--;
+    }
+
+    /** Live records on a page of main, as of now (writers may take more out at any time). */
+    public long liveInMain(int page) {
+        return evictorLive[page] - ((long) PAGE_STATE.getVolatile(pageState, page) & STATE_LEFT_MASK);
     }
 
     /** Pages in the log, every stripe's. */

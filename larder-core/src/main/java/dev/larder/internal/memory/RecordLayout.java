@@ -258,6 +258,18 @@ public final class RecordLayout {
         }
     }
 
+    /**
+     * Lowers a record's access count by one (the evictor's second chance for a record that stays
+     * where it is). A plain read-modify-write, as readers' {@link #recordAccess}: a race loses a
+     * count, never a flag.
+     */
+    public static void lowerAccess(MemorySegment page, long offset) {
+        int layout = page.get(BYTE, offset + LAYOUT_OFFSET);
+        if ((layout & ACCESS_MASK) != 0) {
+            page.set(BYTE, offset + LAYOUT_OFFSET, (byte) (layout - (1 << ACCESS_SHIFT)));
+        }
+    }
+
     /** Sets the access count of a record that no reader can see yet. */
     public static void setAccess(MemorySegment page, long offset, int access) {
         int layout = page.get(BYTE, offset + LAYOUT_OFFSET) & ~ACCESS_MASK;

@@ -755,4 +755,47 @@ class PageStoreTest {
         assertThatThrownBy(() -> new PageStore(5000, 1 << 20, 1, new MemoryBudget(1 << 20)))
                 .isInstanceOf(IllegalArgumentException.class);
     }
+
+    @Test
+    void aPageOfMainMovesWholeWithItsLiveCountAndWritersCountOutOfItsNewQueue() {
+        MemoryBudget budget = new MemoryBudget(1 << 20);
+        PageStore store = new PageStore(PAGE, 1 << 20, 1, budget);
+        int probation = store.evictorStripe(PageStore.PROBATION);
+        int protect = store.evictorStripe(PageStore.PROTECTED);
+        // Three records on probation's first page, written by the evictor; then a fresh page.
+        List<Long> first = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            Reserved r = reserveAndWrite(store, probation, 10, 100, false, (byte) 1);
+            first.add(r.location());
+            store.evictorWrote(r.location());
+        }
+        int page = store.oldestPage(probation);
+        assertThatThrownBy(() -> store.moveOldest(probation, protect, page))
+                .as("an active page does not move")
+                .isInstanceOf(IllegalStateException.class);
+        store.sealActive(page);
+        reserveAndWrite(store, probation, 10, 100, false, (byte) 2);
+        assertThatThrownBy(() -> store.moveOldest(0, protect, page)).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> store.moveOldest(probation, store.evictorStripe(PageStore.WINDOW), page))
+                .isInstanceOf(IllegalArgumentException.class);
+
+        // One record replaced by a writer, one moved away by the evictor: one live left.
+        assertThat(store.recordLeft(first.get(0))).isEqualTo(PageStore.PROBATION);
+        store.evictorTook(first.get(1));
+        assertThat(store.liveInMain(page)).isEqualTo(1);
+        assertThat(store.moveOldest(probation, protect, page)).isEqualTo(1);
+        assertThat(store.queueOf(first.get(2))).isEqualTo(PageStore.PROTECTED);
+        assertThat(store.oldestPage(probation)).isNotEqualTo(page);
+        assertThat(store.pagesInLog(PageStore.PROTECTED)).isEqualTo(1);
+        // From now on a writer counts the record out of protected, and the page holds none.
+        assertThat(store.recordLeft(first.get(2))).isEqualTo(PageStore.PROTECTED);
+        assertThat(store.liveInMain(page)).isZero();
+        // Back to probation: the count goes with it.
+        assertThat(store.moveOldest(protect, probation, page)).isZero();
+        assertThat(store.queueOf(first.get(2))).isEqualTo(PageStore.PROBATION);
+        // A window page never counts anything.
+        Reserved w = reserveAndWrite(store, 0, 10, 100, false, (byte) 3);
+        assertThat(store.recordLeft(w.location())).isEqualTo(PageStore.WINDOW);
+        store.freeAll();
+    }
 }

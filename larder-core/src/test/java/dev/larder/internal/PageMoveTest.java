@@ -1,0 +1,247 @@
+package dev.larder.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.larder.Codecs;
+import dev.larder.Larder;
+import dev.larder.LarderCache;
+import dev.larder.internal.memory.PageStore;
+import java.nio.ByteBuffer;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Pages of main moved whole ({@code Evictor.movePageWhole}): after a phase in which every entry
+ * was read, evictions move pages rather than copy records, and nothing stored is lost, changed or
+ * miscounted.
+ */
+class PageMoveTest {
+    private static final int VALUE_BYTES = 200;
+
+    private static LarderCache<Long, byte[]> cache(int entries) {
+        return Larder.newBuilder(Codecs.longs(), Codecs.bytes())
+                .maximumBytes(entries * 600L)
+                .maximumEntries(entries)
+                .executor(Runnable::run)
+                .build();
+    }
+
+    /** A value that names its key and version, so a value under the wrong key shows. */
+    private static byte[] value(long key, int version) {
+        ByteBuffer b = ByteBuffer.allocate(VALUE_BYTES);
+        while (b.remaining() >= 12) {
+            b.putLong(key).putInt(version);
+        }
+        return b.array();
+    }
+
+    private static long keyOf(byte[] value) {
+        return ByteBuffer.wrap(value).getLong(0);
+    }
+
+    private static NativeCache<?, ?> nc(LarderCache<Long, byte[]> cache) {
+        return (NativeCache<?, ?>) cache;
+    }
+
+    @Test
+    void aCacheWhoseEveryEntryWasReadMovesPagesInsteadOfCopyingTheirRecords() {
+        int entries = 20_000;
+        try (LarderCache<Long, byte[]> cache = cache(entries)) {
+            NativeCache<?, ?> nc = nc(cache);
+            for (long k = 0; k < entries; k++) {
+                cache.put(k, value(k, 0));
+            }
+            for (long k = 0; k < entries; k++) {
+                assertThat(cache.getIfPresent(k)).isNotNull();
+            }
+            long evictionsBefore = cache.stats().evictionCount();
+            for (long k = entries; k < entries + 5_000; k++) {
+                cache.put(k, value(k, 0));
+            }
+            cache.cleanUp();
+            assertThat(cache.stats().evictionCount() - evictionsBefore).isGreaterThan(4_000);
+            assertThat(nc.evictor.pagesMovedWhole())
+                    .as("pages moved whole after every entry was read")
+                    .isGreaterThan(10);
+            // Promotions moved pages to protected: most of the first keys are there, not copied.
+            long[] byQueue = QueueRecount.byQueue(nc);
+            assertThat(byQueue[PageStore.PROTECTED]).isGreaterThan(entries / 2);
+            assertThat(nc.queues.protectedEntries()).isEqualTo(byQueue[PageStore.PROTECTED]);
+            assertThat(nc.evictor.windowEntries()).isEqualTo(byQueue[PageStore.WINDOW]);
+            assertThat(byQueue[0] + byQueue[1] + byQueue[2]).isEqualTo(cache.size());
+            for (long k = 0; k < entries + 5_000; k++) {
+                byte[] v = cache.getIfPresent(k);
+                if (v != null) {
+                    assertThat(v).isEqualTo(value(k, 0));
+                }
+            }
+        }
+    }
+
+    @Test
+    void withoutReadsNoPageMoves() {
+        int entries = 20_000;
+        try (LarderCache<Long, byte[]> cache = cache(entries)) {
+            for (long k = 0; k < entries + 10_000; k++) {
+                cache.put(k, value(k, 0));
+            }
+            cache.cleanUp();
+            assertThat(nc(cache).evictor.pagesMovedWhole()).isZero();
+        }
+    }
+
+    /**
+     * Against a map: phases of reading everything (which make whole pages movable), inserts,
+     * overwrites that change length (dead records on moved pages), and removals. A value present
+     * is the last one put; the queue counts match where the records are.
+     */
+    @Test
+    void pagesMovedWholeKeepEveryValueAndTheQueueCountsRight() {
+        int entries = 8_000;
+        SplittableRandom random = new SplittableRandom(42);
+        try (LarderCache<Long, byte[]> cache = cache(entries)) {
+            NativeCache<?, ?> nc = nc(cache);
+            Map<Long, byte[]> model = new HashMap<>();
+            long nextKey = 0;
+            for (int round = 0; round < 30; round++) {
+                for (int i = 0; i < 3_000; i++) {
+                    int op = random.nextInt(10);
+                    if (op < 6 || model.isEmpty()) {
+                        long k = nextKey++;
+                        byte[] v = value(k, 0);
+                        cache.put(k, v);
+                        model.put(k, v);
+                    } else if (op < 9) {
+                        long k = nextKey - 1 - random.nextInt((int) Math.min(nextKey, 3 * entries));
+                        byte[] v = random.nextBoolean()
+                                ? value(k, round)
+                                : java.util.Arrays.copyOf(value(k, round), VALUE_BYTES + 24);
+                        cache.put(k, v);
+                        model.put(k, v);
+                    } else {
+                        long k = nextKey - 1 - random.nextInt((int) Math.min(nextKey, 3 * entries));
+                        cache.remove(k);
+                        model.remove(k);
+                    }
+                }
+                // Every key read: each present record's access count set.
+                for (long k = Math.max(0, nextKey - 3L * entries); k < nextKey; k++) {
+                    byte[] v = cache.getIfPresent(k);
+                    if (v != null) {
+                        assertThat(v).as("key %d", k).isEqualTo(model.get(k));
+                    }
+                }
+                cache.cleanUp();
+                long[] byQueue = QueueRecount.byQueue(nc);
+                assertThat(nc.queues.protectedEntries()).as("round %d", round).isEqualTo(byQueue[PageStore.PROTECTED]);
+                assertThat(nc.evictor.windowEntries()).as("round %d", round).isEqualTo(byQueue[PageStore.WINDOW]);
+                assertThat(cache.size()).isLessThanOrEqualTo(entries);
+            }
+            assertThat(nc.evictor.pagesMovedWhole()).isGreaterThan(0);
+            for (Map.Entry<Long, byte[]> e : model.entrySet()) {
+                byte[] v = cache.getIfPresent(e.getKey());
+                if (v != null) {
+                    assertThat(v).isEqualTo(e.getValue());
+                }
+            }
+        }
+    }
+
+    /**
+     * Readers marking every record, a writer inserting (evicting, moving pages) and another
+     * overwriting and removing, at once: every value read belongs to its key, nothing throws,
+     * and the queue counts stay exact (a writer counts a record out of the queue its page is in
+     * at that moment, read in the same atomic step as the page's count of records that left it).
+     */
+    @Test
+    void pagesMoveWhileOtherThreadsReadOverwriteAndRemove() throws InterruptedException {
+        int entries = 16_000;
+        try (LarderCache<Long, byte[]> cache = cache(entries)) {
+            NativeCache<?, ?> nc = nc(cache);
+            for (long k = 0; k < entries; k++) {
+                cache.put(k, value(k, 0));
+            }
+            for (long k = 0; k < entries; k++) {
+                cache.getIfPresent(k); // every page of main read: the inserter's evictions move them
+            }
+            long inserts = 60_000;
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            CountDownLatch start = new CountDownLatch(1);
+            java.util.concurrent.atomic.AtomicLong inserted = new java.util.concurrent.atomic.AtomicLong(entries);
+            java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+            Runnable reader = () -> {
+                while (!done.get()) {
+                    long top = inserted.get();
+                    for (long k = Math.max(0, top - entries); k < top; k++) {
+                        byte[] v = cache.getIfPresent(k);
+                        if (v != null && keyOf(v) != k) {
+                            throw new AssertionError("key " + k + " read the value of key " + keyOf(v));
+                        }
+                    }
+                }
+            };
+            Runnable inserter = () -> {
+                try {
+                    for (long k = entries; k < entries + inserts; k++) {
+                        cache.put(k, value(k, 0));
+                        inserted.set(k + 1);
+                    }
+                } finally {
+                    done.set(true);
+                }
+            };
+            Runnable changer = () -> {
+                SplittableRandom random = new SplittableRandom(5);
+                while (!done.get()) {
+                    long top = inserted.get();
+                    long k = top - 1 - random.nextInt(entries);
+                    if (random.nextInt(4) == 0) {
+                        cache.remove(k);
+                    } else {
+                        cache.put(k, java.util.Arrays.copyOf(value(k, 1), VALUE_BYTES + random.nextInt(2) * 16));
+                    }
+                }
+            };
+            Thread[] threads = {
+                new Thread(wrap(reader, start, failure)),
+                new Thread(wrap(inserter, start, failure)),
+                new Thread(wrap(changer, start, failure))
+            };
+            for (Thread t : threads) {
+                t.start();
+            }
+            start.countDown();
+            for (Thread t : threads) {
+                t.join();
+            }
+            assertThat(failure.get()).isNull();
+            cache.cleanUp();
+            long[] byQueue = QueueRecount.byQueue(nc);
+            assertThat(nc.evictor.windowEntries()).isEqualTo(byQueue[PageStore.WINDOW]);
+            assertThat(nc.evictor.pagesMovedWhole()).isGreaterThan(0);
+            assertThat(nc.queues.protectedEntries()).isEqualTo(byQueue[PageStore.PROTECTED]);
+            assertThat(cache.size()).isLessThanOrEqualTo(entries);
+            for (long k = 0; k < entries + inserts; k++) {
+                byte[] v = cache.getIfPresent(k);
+                if (v != null) {
+                    assertThat(keyOf(v)).isEqualTo(k);
+                }
+            }
+        }
+    }
+
+    private static Runnable wrap(Runnable body, CountDownLatch start, AtomicReference<Throwable> failure) {
+        return () -> {
+            try {
+                start.await();
+                body.run();
+            } catch (Throwable t) {
+                failure.compareAndSet(null, t);
+            }
+        };
+    }
+}
