@@ -47,17 +47,22 @@ class PageMoveTest {
         return (NativeCache<?, ?>) cache;
     }
 
+    /** Keys [0, entries) put, then each read once: every record's access count set. */
+    private static void fillAndReadEverything(LarderCache<Long, byte[]> cache, int entries) {
+        for (long k = 0; k < entries; k++) {
+            cache.put(k, value(k, 0));
+        }
+        for (long k = 0; k < entries; k++) {
+            assertThat(cache.getIfPresent(k)).isNotNull();
+        }
+    }
+
     @Test
     void aCacheWhoseEveryEntryWasReadMovesPagesInsteadOfCopyingTheirRecords() {
         int entries = 20_000;
         try (LarderCache<Long, byte[]> cache = cache(entries)) {
             NativeCache<?, ?> nc = nc(cache);
-            for (long k = 0; k < entries; k++) {
-                cache.put(k, value(k, 0));
-            }
-            for (long k = 0; k < entries; k++) {
-                assertThat(cache.getIfPresent(k)).isNotNull();
-            }
+            fillAndReadEverything(cache, entries);
             long evictionsBefore = cache.stats().evictionCount();
             for (long k = entries; k < entries + 5_000; k++) {
                 cache.put(k, value(k, 0));
@@ -162,12 +167,7 @@ class PageMoveTest {
         int entries = 16_000;
         try (LarderCache<Long, byte[]> cache = cache(entries)) {
             NativeCache<?, ?> nc = nc(cache);
-            for (long k = 0; k < entries; k++) {
-                cache.put(k, value(k, 0));
-            }
-            for (long k = 0; k < entries; k++) {
-                cache.getIfPresent(k); // every page of main read: the inserter's evictions move them
-            }
+            fillAndReadEverything(cache, entries); // the inserter's evictions then move pages
             long inserts = 60_000;
             AtomicReference<Throwable> failure = new AtomicReference<>();
             CountDownLatch start = new CountDownLatch(1);
