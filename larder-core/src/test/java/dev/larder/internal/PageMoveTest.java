@@ -195,9 +195,22 @@ class PageMoveTest {
                 }
             };
             Runnable changer = () -> {
+                // From the inserter's 1,000th insert on (its first evictions have moved pages whole
+                // by then), one change per 16 inserts: at full speed it left dead records on every
+                // page of main before the evictions reached them, no page was live enough to move
+                // whole, and the race this test is for did not happen.
                 SplittableRandom random = new SplittableRandom(5);
+                while (!done.get() && inserted.get() < entries + 1_000) {
+                    Thread.onSpinWait();
+                }
+                long paced = inserted.get();
                 while (!done.get()) {
                     long top = inserted.get();
+                    if (top - paced < 16) {
+                        Thread.onSpinWait();
+                        continue;
+                    }
+                    paced = top;
                     long k = top - 1 - random.nextInt(entries);
                     if (random.nextInt(4) == 0) {
                         cache.remove(k);
