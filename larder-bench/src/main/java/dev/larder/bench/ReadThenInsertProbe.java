@@ -17,7 +17,7 @@ import java.util.Set;
  * <pre>
  * java --enable-native-access=ALL-UNNAMED -Xms14g -Xmx14g \
  *     -cp larder-bench/target/benchmarks.jar dev.larder.bench.ReadThenInsertProbe \
- *     --cache larder --entries 10000000 --inserts 3000000 --chunks 30
+ *     --cache larder --entries 10000000 --inserts 2000000 --chunks 20
  * </pre>
  */
 public final class ReadThenInsertProbe {
@@ -34,41 +34,21 @@ public final class ReadThenInsertProbe {
             throw new IllegalArgumentException("need entries > 0 and 0 < chunks <= inserts: " + opts);
         }
         int warmups = Integer.parseInt(opts.getOrDefault("warmups", "3"));
-        byte[] value = Keys.value(0, 256);
         // The same steps on a small cache first, so that the code is compiled before the timed
         // phase (else the first chunks time the JIT as well).
         for (int w = 0; w < warmups; w++) {
             int small = 50_000;
-            String[] k = Keys.keys(1L << 40, small * 3);
             try (BenchCache cache = Caches.create(name, small, 256)) {
-                for (int i = 0; i < small; i++) {
-                    cache.put(k[i], value);
-                }
-                Fill.countPresent(cache, java.util.Arrays.copyOf(k, small));
-                for (int i = small; i < k.length; i++) {
-                    cache.put(k[i], value);
-                }
+                fillReadInsert(cache, Keys.keys(1L << 40, small), Keys.keys((1L << 40) + small, 2 * small), true, 1);
             }
         }
         String[] keys = Keys.keys(0, entries);
         String[] fresh = Keys.keys(entries, inserts);
         try (BenchCache cache = Caches.create(name, entries, 256)) {
-            for (int i = 0; i < entries; i++) {
-                cache.put(keys[i], Keys.value(i, 256));
-            }
-            int present = reads ? Fill.countPresent(cache, keys) : -1;
-            long[] nanos = new long[chunks];
-            int[] counts = new int[chunks];
-            for (int c = 0; c < chunks; c++) {
-                int from = (int) ((long) inserts * c / chunks);
-                int to = (int) ((long) inserts * (c + 1) / chunks);
-                long start = System.nanoTime();
-                for (int i = from; i < to; i++) {
-                    cache.put(fresh[i], value);
-                }
-                nanos[c] = System.nanoTime() - start;
-                counts[c] = to - from;
-            }
+            Chunks timed = fillReadInsert(cache, keys, fresh, reads, chunks);
+            long[] nanos = timed.nanos();
+            int[] counts = timed.counts();
+            int present = timed.present();
             System.out.printf(
                     "%s N=%,d, %s, then %,d inserts of new keys%n",
                     name, entries, reads ? "every key read once (" + present + " present)" : "no reads", inserts);
@@ -79,5 +59,33 @@ public final class ReadThenInsertProbe {
             }
             System.out.printf("extra time over the last chunk's rate: %.2f s%n", ProbeMath.extraSeconds(nanos, counts));
         }
+    }
+
+    /** Each chunk's time and number of inserts, and how many keys the read found. */
+    private record Chunks(long[] nanos, int[] counts, int present) {}
+
+    /**
+     * Puts {@code keys}, reads each once (if {@code reads}; the count found, else -1), then puts
+     * {@code fresh} in {@code chunks} chunks, each timed.
+     */
+    private static Chunks fillReadInsert(BenchCache cache, String[] keys, String[] fresh, boolean reads, int chunks) {
+        for (int i = 0; i < keys.length; i++) {
+            cache.put(keys[i], Keys.value(i, 256));
+        }
+        int present = reads ? Fill.countPresent(cache, keys) : -1;
+        byte[] value = Keys.value(0, 256);
+        long[] nanos = new long[chunks];
+        int[] counts = new int[chunks];
+        for (int c = 0; c < chunks; c++) {
+            int from = (int) ((long) fresh.length * c / chunks);
+            int to = (int) ((long) fresh.length * (c + 1) / chunks);
+            long start = System.nanoTime();
+            for (int i = from; i < to; i++) {
+                cache.put(fresh[i], value);
+            }
+            nanos[c] = System.nanoTime() - start;
+            counts[c] = to - from;
+        }
+        return new Chunks(nanos, counts, present);
     }
 }

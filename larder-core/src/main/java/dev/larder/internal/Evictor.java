@@ -762,7 +762,7 @@ final class Evictor {
     /** Pages moved whole since the last eviction. */
     private int pageMoves;
 
-    /** Pages moved whole since the cache was built (for tests and the stats of the policy). */
+    /** Pages moved whole since the cache was built (for tests). */
     private long pagesMovedWhole;
 
     long pagesMovedWhole() {
