@@ -176,6 +176,9 @@ final class Evictor {
      */
     boolean makeRoom(Goal goal, long bytes) {
         forgetVictim(); // the caller drained the access buffers into the sketch
+        if (pageMoves != 0) {
+            pageMoves = 0; // per eviction, and per call: compaction may evict nothing for long
+        }
         defenseLimit = maxDefenses();
         if (goal != Goal.ENTRY) {
             judgePadding(); // bytes are short: padding may have to stop (not per batch of inserts)
@@ -564,9 +567,12 @@ final class Evictor {
         boolean compactOnly = compact && !windowOverTarget();
         LogCursor.Next next = compactOnly ? LogCursor.Next.NOTHING : findCandidate(false);
         if (next == LogCursor.Next.RECORD) {
-            return fromWindow(compact);
-        }
-        if (next != LogCursor.Next.NOTHING) {
+            Step step = fromWindow(compact, true);
+            if (step != null) {
+                return step;
+            }
+            // Compaction, while the window's oldest page waits to go to main whole: main's turn.
+        } else if (next != LogCursor.Next.NOTHING) {
             return passed(window, next);
         }
         next = findVictimMovingPages();
@@ -578,7 +584,7 @@ final class Evictor {
         }
         next = findCandidate(true);
         if (next == LogCursor.Next.RECORD) {
-            return fromWindow(compact && windowOverTarget());
+            return fromWindow(compact && windowOverTarget(), false);
         }
         return passed(window, next);
     }
@@ -666,52 +672,79 @@ final class Evictor {
     }
 
     /**
-     * Moves the page under {@code cursor}, a sealed page of main, to the young end of a queue
-     * whole, without copying a record, finding an index word or taking a lock: its locations do
-     * not change, so the index and readers do not notice. The records before the cursor's were
-     * dealt with already (moved, evicted or dead); the page moves only if all records from the
-     * cursor's on would have gone to the same place one by one: all read since they were last
-     * looked at go to protected's head, each count lowered by one in place (probation's
-     * promotions, or protected's second chances); with {@code unreadToProbation}, all unread go
-     * to probation's head (protected's demotions), if at most twice {@code maxUnread} of them
-     * are live (protected's excess: it may end up to half a page under its target). And only if
-     * at least {@link #PAGE_MOVE_LIVE_SHARE} of the page's records are live: a page with dead
-     * records is better passed record by record, which frees their bytes. Returns the live
-     * records moved, or -1 if the page was not moved (it is then not looked at again).
+     * Moves the page under {@code cursor}, a sealed page, to the young end of a queue whole,
+     * without copying a record, finding an index word or taking a lock: its locations do not
+     * change, so the index and readers do not notice. The records before the cursor's were dealt
+     * with already (moved, evicted or dead); the page moves only if all records from the cursor's
+     * on would have gone to the same place one by one. All read since they were last looked at
+     * go round again: on a page of main to protected's head, each count lowered by one in place
+     * (probation's promotions, or protected's second chances); on a page of the window to the
+     * window's head, counts cleared (its second chances). With {@code unreadToProbation}, all
+     * unread go to probation's head (protected's demotions, or the window's records that go to
+     * main unopposed: its overflow, or compaction's), if at most twice {@code maxUnread} of them
+     * are live (the excess of the queue they leave: it may end up to half a page under its
+     * target). And only if at least {@link #PAGE_MOVE_LIVE_SHARE} of the page's records are
+     * live: a page with dead records is better passed record by record, which frees their bytes.
+     * Returns the live records moved; {@link #PAGE_WAITS} for a page of the window that only its
+     * excess held back; or -1 if the page was not moved (it is then not looked at again).
      *
      * <p>Why: after a phase in which every entry was read, each eviction met only records owed
      * a second chance, each a copy and its index word found again under its shard's lock, up to
      * {@link #MAX_EXAMINED} per eviction: ~7 µs per insert for the first ~650K inserts of new
      * keys into a 10M-entry cache, 4.4 s in all, where OHC's first inserts cost 1.0 s more than
-     * its later ones; with whole pages 0.9 s (docs/speed-work.md, thirty-ninth session).
+     * its later ones; with whole pages of main 0.9 s (docs/speed-work.md, thirty-ninth session).
+     * And a full cache whose values change length appends a record per overwrite, which went
+     * from the window to main one copy at a time, as many copies as puts, besides compaction's
+     * own (fortieth session).
      *
-     * <p>No record's index word is looked at: a page of main counts its live records (those the
-     * evictor wrote onto it, less those it took off and those writers removed or replaced,
-     * {@link PageStore#moveOldest}), and its queue changes in the same atomic step that reads
-     * the count, so the queue counts stay exact. A move reads the page's record headers and
-     * writes their layout bytes.
+     * <p>No record's index word is looked at: a page counts its live records (those placed on it,
+     * less those the evictor took off and those that left it without the evictor, {@link
+     * PageStore#moveOldest}), and its queue changes in the same atomic step that reads the count,
+     * so the queue counts stay exact. A move reads the page's record headers and writes their
+     * layout bytes; a page of a writer stripe's window also has each record's put counted in the
+     * sketch, as the cursor would have counted it passing.
      */
     private long movePageWhole(LogCursor cursor, boolean unreadToProbation, long maxUnread) {
-        if (!cursor.onSealedPage() || cursor.queue == PageStore.WINDOW || cursor.pageRefused) {
+        if (!cursor.onSealedPage() || cursor.pageRefused) {
             return -1;
         }
         long moved = tryMovePageWhole(cursor, unreadToProbation, maxUnread);
-        cursor.pageRefused = moved < 0;
+        cursor.pageRefused = moved == -1;
         return moved;
     }
 
+    /**
+     * {@link #movePageWhole} for the window's candidate's page: to main if {@code unopposed} (the
+     * window's records go there without a duel: compaction, or its overflow) and the window is
+     * over its target; a page of second chances at any time, up to {@link #MAX_PAGE_MOVES} per
+     * eviction unless unopposed. Returns the live records moved, -1, or {@link #PAGE_WAITS}.
+     */
+    private long moveWindowPageWhole(boolean unopposed) {
+        if (!unopposed && pageMoves >= MAX_PAGE_MOVES) {
+            return -1;
+        }
+        long excess = unopposed ? windowEntries() - windowTargetNow() : 0;
+        return movePageWhole(window, excess > 0, excess);
+    }
+
+    /**
+     * {@link #movePageWhole}'s answer for a page of the window that would go to main whole but for
+     * the window's excess, too small yet: its records wait for the excess to grow rather than
+     * leave one by one, after which the page would no longer be live enough to move. The window
+     * then stays over its target by less than half a page.
+     */
+    static final long PAGE_WAITS = -2;
+
     private long tryMovePageWhole(LogCursor cursor, boolean unreadToProbation, long maxUnread) {
         int page = cursor.page();
+        if (cursor.recordsOnPage >= 0
+                && unreadToProbation
+                && store.liveRecords(page, cursor.recordsOnPage, cursor.tookOnPage) > 2 * maxUnread) {
+            return PAGE_WAITS; // as at the last look, which walked the page: no walk again yet
+        }
         MemorySegment segment = store.pageById(page);
         long limit = cursor.limit();
         RecordLayout.Header h = pageHeader;
-        // The records before the cursor's were dealt with (moved, evicted or dead): they count
-        // against the page's live share only.
-        int passed = 0;
-        for (long at = 0; at < cursor.offset(); at = h.end) {
-            h.parse(segment, at, limit, store.shapes());
-            passed++;
-        }
         int records = 0;
         boolean read = false;
         for (long at = cursor.offset(); at < limit; at = h.end) {
@@ -732,21 +765,54 @@ final class Evictor {
         if (records == 0) {
             return -1;
         }
-        long live = store.liveInMain(page);
-        if (live < (passed + records) * PAGE_MOVE_LIVE_SHARE || (!read && live > 2 * maxUnread)) {
-            return -1; // mostly dead; or a demotion that would take protected more than half a page under
+        // The records before the cursor's were dealt with (moved, evicted or dead): they count
+        // against the page's live share only.
+        int passed = 0;
+        for (long at = 0; at < cursor.offset(); at = h.end) {
+            h.parse(segment, at, limit, store.shapes());
+            passed++;
+        }
+        long live = store.liveRecords(page, passed + records, cursor.tookOnPage);
+        if (live < (passed + records) * PAGE_MOVE_LIVE_SHARE) {
+            return -1; // mostly dead
+        }
+        boolean inWindow = cursor.queue == PageStore.WINDOW;
+        if (!read && live > 2 * maxUnread) {
+            // A move that would take its queue more than half a page under its target.
+            if (!inWindow) {
+                return -1;
+            }
+            cursor.recordsOnPage = passed + records;
+            return PAGE_WAITS;
+        }
+        if (cursor.holdsPuts) {
+            // The puts that appended them, counted as the cursor counts each record it passes.
+            for (int i = cursor.putCounted ? 1 : 0; i < records; i++) {
+                h.parse(segment, pageRecords[i], limit, store.shapes());
+                policy.record(KeyHash.hash(cache.seed, segment, h.keyOffset, h.keyLength));
+            }
         }
         if (read) {
             for (int i = 0; i < records; i++) {
-                RecordLayout.lowerAccess(segment, pageRecords[i]);
+                if (inWindow) {
+                    RecordLayout.clearAccess(segment, pageRecords[i]);
+                } else {
+                    RecordLayout.lowerAccess(segment, pageRecords[i]);
+                }
             }
         }
-        int to = read ? PageStore.PROTECTED : PageStore.PROBATION;
-        live = store.moveOldest(cursor.stripe, store.evictorStripe(to), page);
+        int to = read ? (inWindow ? PageStore.WINDOW : PageStore.PROTECTED) : PageStore.PROBATION;
+        live = store.moveOldest(cursor.stripe, store.evictorStripe(to), page, passed + records, cursor.tookOnPage);
         cursor.pageMoved();
         cache.queues.evictorMoved(cursor.queue, to, live);
+        if (inWindow && to != PageStore.WINDOW) {
+            policy.leftWindowTogether(live);
+        }
         pageMoves++;
         pagesMovedWhole++;
+        if (inWindow) {
+            windowPagesMovedWhole++;
+        }
         return live;
     }
 
@@ -769,6 +835,13 @@ final class Evictor {
         return pagesMovedWhole;
     }
 
+    /** Of {@link #pagesMovedWhole}, the window's pages (for tests). */
+    private long windowPagesMovedWhole;
+
+    long windowPagesMovedWhole() {
+        return windowPagesMovedWhole;
+    }
+
     /** The offsets of a page's records while {@link #movePageWhole} looks at it. */
     private long[] pageRecords = new long[64];
 
@@ -776,6 +849,16 @@ final class Evictor {
 
     /** Moves the window's candidate to main unopposed if there is room (else keeps it). */
     private Step promote() {
+        // By pages only while the cache fills (every record then goes to main this way once). In
+        // a full cache the overflow is the few records a race left over: the duels' path stays as
+        // it was (docs/speed-work.md, fortieth session).
+        long moved = full() ? -1 : moveWindowPageWhole(true);
+        if (moved >= 0) {
+            return Step.MOVED;
+        }
+        if (moved == PAGE_WAITS) {
+            return Step.KEPT; // the excess stays until the page can go whole: no record trickles off it
+        }
         long hash = hashOf(window);
         Step second = secondChance(window, hash, Action.MOVE_IF_ROOM);
         return second != null ? second : act(window, hash, Action.MOVE_IF_ROOM, PageStore.PROBATION, 0);
@@ -851,7 +934,14 @@ final class Evictor {
      * compact}, moves to main unopposed). A candidate that wins moves to main if the window is
      * over its target and back to the window's head if not; the loser is evicted.
      */
-    private Step fromWindow(boolean compact) {
+    private Step fromWindow(boolean compact, boolean mayWait) {
+        long moved = moveWindowPageWhole(compact);
+        if (moved >= 0) {
+            return Step.MOVED;
+        }
+        if (moved == PAGE_WAITS && mayWait) {
+            return null;
+        }
         long hash = hashOf(window);
         Step second = secondChance(window, hash, Action.MOVE);
         if (second != null) {
@@ -983,7 +1073,8 @@ final class Evictor {
     /** {@link #act(long, MemorySegment, RecordLayout.Header, int, long, Action, int, int)} on the
      * record under a cursor, which moves past it unless it is kept. */
     private Step act(LogCursor cursor, long hash, Action action, int toQueue, int access) {
-        Step step = act(cursor.location, cursor.segment, cursor.header, cursor.queue, hash, action, toQueue, access);
+        Step step = act(
+                cursor, cursor.location, cursor.segment, cursor.header, cursor.queue, hash, action, toQueue, access);
         if (step != Step.KEPT) {
             if (cursor.holdsPuts && !cursor.putCounted) {
                 policy.record(hash); // the put that appended it (see NativeCache.recordWrite)
@@ -1002,6 +1093,7 @@ final class Evictor {
      * toQueue} with access count {@code access} (evicted if there is no room for the copy).
      */
     private Step act(
+            LogCursor via,
             long location,
             MemorySegment segment,
             RecordLayout.Header h,
@@ -1034,9 +1126,7 @@ final class Evictor {
                 if (action != Action.EVICT
                         && copyForward(shard, slot, location, segment, h, recordBytes, toQueue, access)) {
                     cache.queues.evictorMoved(queue, toQueue);
-                    if (queue != PageStore.WINDOW) {
-                        store.evictorTook(location);
-                    }
+                    took(via, location, queue);
                     if (queue == PageStore.WINDOW && toQueue != PageStore.WINDOW) {
                         policy.leftWindow(hash);
                     }
@@ -1052,9 +1142,7 @@ final class Evictor {
                 countRemovals();
             }
             cache.queues.evictorRemoved(queue);
-            if (queue != PageStore.WINDOW) {
-                store.evictorTook(location);
-            }
+            took(via, location, queue);
             removal = cache.unlinked(location, h, null, cause);
         } finally {
             shard.unlock();
@@ -1078,6 +1166,22 @@ final class Evictor {
             removals.add(removal);
         }
         return cause == RemovalCause.EXPIRED ? Step.DROPPED : Step.EVICTED;
+    }
+
+    /**
+     * Counts the record at {@code location}, of {@code queue}, taken off its page (moved, evicted
+     * or expired), for the page's count of live records ({@link PageStore#liveRecords}): on the
+     * cursor {@code via} for a page of the window under one, else on the page. The cursor's
+     * count is a field the evictor writes on every step anyway; the page's is a line of its own,
+     * and writing it on every eviction from the window looked like ~5% of two threads' inserts
+     * at 10K (docs/speed-work.md, fortieth session).
+     */
+    private void took(LogCursor via, long location, int queue) {
+        if (via != null && queue == PageStore.WINDOW) {
+            via.tookOnPage++;
+        } else {
+            store.evictorTook(location);
+        }
     }
 
     /**
@@ -1111,7 +1215,7 @@ final class Evictor {
                 long end = h.end;
                 long location = store.location(expiring, at);
                 long hash = KeyHash.hash(cache.seed, segment, h.keyOffset, h.keyLength);
-                Step step = act(location, segment, h, store.queueOf(location), hash, Action.KEEP, 0, 0);
+                Step step = act(null, location, segment, h, store.queueOf(location), hash, Action.KEEP, 0, 0);
                 if (step == Step.KEPT && h.expires()) {
                     long deadline = RecordLayout.readDeadline(segment, h.deadlineOffset);
                     if (remaining == Long.MAX_VALUE || deadline - remaining < 0) {

@@ -96,6 +96,8 @@ final class LogCursor {
         if (page < 0) {
             page = store.oldestPage(stripe);
             pageRefused = false;
+            recordsOnPage = -1;
+            tookOnPage = 0;
             offset = 0;
             sealed = false;
             limit = -1;
@@ -185,6 +187,18 @@ final class LogCursor {
      */
     boolean pageRefused;
 
+    /**
+     * The records the page under the cursor holds in all, once a look at it for a move whole found
+     * it movable but for its queue's excess ({@code Evictor.PAGE_WAITS}); else -1.
+     */
+    int recordsOnPage = -1;
+
+    /**
+     * Records of the window the evictor took off the page under the cursor (moved or evicted
+     * them), counted here rather than on the page ({@code Evictor.took}).
+     */
+    int tookOnPage;
+
     /** Where on its page the record the last {@link #next} returned starts. */
     long offset() {
         return offset;
@@ -203,6 +217,8 @@ final class LogCursor {
     /** The page under the cursor went to another FIFO whole: the cursor goes on with its next page. */
     void pageMoved() {
         page = -1;
+        recordsOnPage = -1;
+        tookOnPage = 0;
         putCounted = false;
     }
 

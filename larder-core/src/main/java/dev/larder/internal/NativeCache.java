@@ -1020,9 +1020,19 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             writeValue(value, page, valueAt, valueLength);
             return (int) (valueAt + room - offset);
         } catch (Throwable t) {
-            RecordLayout.markDecided(page, offset); // abandoned: dead bytes
+            abandon(page, location);
             throw t;
         }
+    }
+
+    /**
+     * Gives up the record appended at {@code location} on {@code page} without installing it:
+     * dead bytes, counted out of its page before they are marked decided (see {@link
+     * PageStore#recordAbandoned}).
+     */
+    private void abandon(MemorySegment page, long location) {
+        store.recordAbandoned(location);
+        RecordLayout.markDecided(page, store.offset(location));
     }
 
     /** {@link #rewriteInPlace}'s answer when the write must append a new record instead. */
@@ -1332,10 +1342,9 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         try {
             NativeMemory.Block oldTable = null;
             RecordLayout.Header old = null;
+            boolean decided = false; // and installed; otherwise abandoned, in the finally below
             shard.lock();
             try {
-                // Decided before the word is published, under the lock: see RecordLayout.
-                RecordLayout.markDecided(page, offset);
                 checkOpen();
                 // Safe without an epoch: the evictor needs this lock to reclaim the record.
                 int slot = shard.slotOf(hash, store, ks.bytes, ks.length, ks.header);
@@ -1347,6 +1356,9 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                 if (!conditionHolds(condition, live ? current : ABSENT)) {
                     outcome = FAILED;
                 } else if (current >= 0) {
+                    // Decided before the word is published, under the lock: see RecordLayout.
+                    RecordLayout.markDecided(page, offset);
+                    decided = true;
                     shard.relocate(slot, location, (int) (old.end - store.offset(current)), recordBytes);
                     movedToWindow(current); // the new record is in the window
                     replaced = current;
@@ -1375,10 +1387,15 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                             return NEED_BYTES;
                         }
                     }
+                    RecordLayout.markDecided(page, offset);
+                    decided = true;
                     shard.insert(hash, location, recordBytes); // into the window: counted by entries
                     outcome = DONE;
                 }
             } finally {
+                if (!decided) {
+                    abandon(page, location);
+                }
                 shard.unlock();
                 if (oldTable != null) {
                     retireTable(oldTable);

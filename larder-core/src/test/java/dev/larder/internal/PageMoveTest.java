@@ -7,6 +7,7 @@ import dev.larder.Larder;
 import dev.larder.LarderCache;
 import dev.larder.internal.memory.PageStore;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -88,14 +89,80 @@ class PageMoveTest {
     }
 
     @Test
-    void withoutReadsNoPageMoves() {
+    void withoutReadsNoPageOfMainMovesAndTheWindowsPagesDuelRecordByRecord() {
         int entries = 20_000;
         try (LarderCache<Long, byte[]> cache = cache(entries)) {
-            for (long k = 0; k < entries + 10_000; k++) {
+            Evictor evictor = nc(cache).evictor;
+            for (long k = 0; k < entries; k++) {
                 cache.put(k, value(k, 0));
             }
             cache.cleanUp();
-            assertThat(nc(cache).evictor.pagesMovedWhole()).isZero();
+            // While the cache filled, the window's overflow went to main unopposed, by pages.
+            long filling = evictor.windowPagesMovedWhole();
+            assertThat(filling).isGreaterThan(10);
+            for (long k = entries; k < entries + 10_000; k++) {
+                cache.put(k, value(k, 0));
+            }
+            cache.cleanUp();
+            assertThat(evictor.pagesMovedWhole() - evictor.windowPagesMovedWhole())
+                    .as("pages of main moved")
+                    .isZero();
+            assertThat(evictor.windowPagesMovedWhole())
+                    .as("a full cache's new records duel main's victim one by one")
+                    .isEqualTo(filling);
+        }
+    }
+
+    /**
+     * A full cache whose values change length at every overwrite appends a record per put;
+     * compaction then sends the window's pages to main whole instead of copying each record (a
+     * copy per put, on top of compaction's own). Against a map, with removals and conditional
+     * puts that abandon their record (dead bytes no index word ever pointed to, which a page
+     * moved whole must not count as live): every value is the last one put, the queue counts
+     * match where the records are, and no entry is evicted while compaction can free pages.
+     */
+    @Test
+    void compactionMovesTheWindowsPagesToMainWholeAndLosesNothing() {
+        int entries = 4_000;
+        SplittableRandom random = new SplittableRandom(7);
+        try (LarderCache<Long, byte[]> cache = cache(entries)) {
+            NativeCache<?, ?> nc = nc(cache);
+            Map<Long, byte[]> model = new HashMap<>();
+            for (long k = 0; k < entries; k++) {
+                byte[] v = value(k, 0);
+                cache.put(k, v);
+                model.put(k, v);
+            }
+            long movedBefore = nc.evictor.windowPagesMovedWhole();
+            for (int round = 0; round < 20; round++) {
+                for (int i = 0; i < 4_000; i++) {
+                    long k = random.nextInt(entries);
+                    int op = random.nextInt(20);
+                    byte[] v = Arrays.copyOf(value(k, round * 4_000 + i), VALUE_BYTES - 48 + 16 * random.nextInt(7));
+                    if (op == 0) {
+                        cache.remove(k);
+                        model.remove(k);
+                    } else if (op == 1) {
+                        assertThat(cache.putIfAbsent(k, v)).isEqualTo(!model.containsKey(k));
+                        model.putIfAbsent(k, v);
+                    } else {
+                        cache.put(k, v);
+                        model.put(k, v);
+                    }
+                }
+                cache.cleanUp();
+                long[] byQueue = QueueRecount.byQueue(nc);
+                assertThat(nc.evictor.windowEntries()).as("round %d", round).isEqualTo(byQueue[PageStore.WINDOW]);
+                assertThat(nc.queues.protectedEntries()).as("round %d", round).isEqualTo(byQueue[PageStore.PROTECTED]);
+                assertThat(cache.size()).isEqualTo(model.size());
+            }
+            assertThat(cache.stats().evictionCount()).as("compaction kept up").isZero();
+            assertThat(nc.evictor.windowPagesMovedWhole() - movedBefore).isGreaterThan(50);
+            for (Map.Entry<Long, byte[]> e : model.entrySet()) {
+                assertThat(cache.getIfPresent(e.getKey()))
+                        .as("key %d", e.getKey())
+                        .isEqualTo(e.getValue());
+            }
         }
     }
 
@@ -239,6 +306,70 @@ class PageMoveTest {
             assertThat(nc.queues.protectedEntries()).isEqualTo(byQueue[PageStore.PROTECTED]);
             assertThat(cache.size()).isLessThanOrEqualTo(entries);
             for (long k = 0; k < entries + inserts; k++) {
+                byte[] v = cache.getIfPresent(k);
+                if (v != null) {
+                    assertThat(keyOf(v)).isEqualTo(k);
+                }
+            }
+        }
+    }
+
+    /**
+     * Two writers changing lengths (each put appends, compaction moves the window's pages whole)
+     * and a third removing and re-adding keys with conditional puts, at once, on a full cache:
+     * every value read belongs to its key, the queue counts stay exact (a writer that removes or
+     * replaces a record of a window page counts it out of that page, which may be moving to main
+     * at that moment), and pages of the window did move.
+     */
+    @Test
+    void theWindowsPagesMoveWhileWritersReplaceAndRemoveTheirRecords() throws InterruptedException {
+        int entries = 6_000;
+        try (LarderCache<Long, byte[]> cache = cache(entries)) {
+            NativeCache<?, ?> nc = nc(cache);
+            for (long k = 0; k < entries; k++) {
+                cache.put(k, value(k, 0));
+            }
+            long movedBefore = nc.evictor.windowPagesMovedWhole();
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            CountDownLatch start = new CountDownLatch(1);
+            Thread[] threads = new Thread[3];
+            for (int t = 0; t < threads.length; t++) {
+                int id = t;
+                threads[t] = new Thread(wrap(
+                        () -> {
+                            SplittableRandom random = new SplittableRandom(id);
+                            for (int i = 0; i < 150_000; i++) {
+                                long k = random.nextInt(entries);
+                                byte[] v = Arrays.copyOf(value(k, i), VALUE_BYTES - 48 + 16 * random.nextInt(7));
+                                if (id < 2) {
+                                    cache.put(k, v);
+                                } else if (random.nextBoolean()) {
+                                    cache.remove(k);
+                                } else {
+                                    cache.putIfAbsent(k, v);
+                                }
+                                byte[] read = cache.getIfPresent(random.nextInt(entries) + 0L);
+                                if (read != null && keyOf(read) >= entries) {
+                                    throw new AssertionError("a value of no key: " + keyOf(read));
+                                }
+                            }
+                        },
+                        start,
+                        failure));
+                threads[t].start();
+            }
+            start.countDown();
+            for (Thread t : threads) {
+                t.join();
+            }
+            assertThat(failure.get()).isNull();
+            cache.cleanUp();
+            long[] byQueue = QueueRecount.byQueue(nc);
+            assertThat(nc.evictor.windowEntries()).isEqualTo(byQueue[PageStore.WINDOW]);
+            assertThat(nc.queues.protectedEntries()).isEqualTo(byQueue[PageStore.PROTECTED]);
+            assertThat(byQueue[0] + byQueue[1] + byQueue[2]).isEqualTo(cache.size());
+            assertThat(nc.evictor.windowPagesMovedWhole() - movedBefore).isGreaterThan(20);
+            for (long k = 0; k < entries; k++) {
                 byte[] v = cache.getIfPresent(k);
                 if (v != null) {
                     assertThat(keyOf(v)).isEqualTo(k);

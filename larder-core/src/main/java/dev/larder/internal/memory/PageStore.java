@@ -86,13 +86,23 @@ public final class PageStore {
      */
     private final byte[] pageQueue;
     /**
-     * Per page of main, so that a page can change queue with its records ({@link #moveOldest}):
-     * its queue and the records writers removed or replaced on it ({@link #recordLeft}), in one
-     * word, so that a writer counts a record out of the queue the page is in at that moment.
+     * Per page, so that a page can change queue with its records ({@link #moveOldest}): its queue
+     * and the records that left it without the evictor (removed or replaced by writers, or
+     * abandoned before they were installed: {@link #recordLeft}, {@link #recordAbandoned}), in
+     * one word, so that a writer counts a record out of the queue the page is in at that moment.
      */
     private final long[] pageState;
-    /** Per page of main: records the evictor wrote onto it less those it took off (evictor only). */
+    /**
+     * Per page: the records counted onto it (those the evictor wrote, on a page of main; see
+     * {@link #placedCounted}) less those the evictor took off (evictor only).
+     */
     private final int[] evictorLive;
+    /**
+     * Whether {@link #evictorLive} counts the records placed on the page: from the start on a page
+     * of main (only the evictor writes there, and counts each); from its first move whole on a
+     * page of the window, whose writers count nothing (the move counts the records it walked).
+     */
+    private final boolean[] placedCounted;
 
     private final long[] cursors;
     private final Object[] stripeLocks;
@@ -163,6 +173,7 @@ public final class PageStore {
         this.pageQueue = new byte[maxPages];
         this.pageState = new long[maxPages];
         this.evictorLive = new int[maxPages];
+        this.placedCounted = new boolean[maxPages];
         this.cursors = new long[(this.stripes + 1) * STRIDE];
         this.stripeLocks = new Object[this.stripes];
         for (int s = 0; s < this.stripes; s++) {
@@ -344,7 +355,8 @@ public final class PageStore {
                 PAGE_STRIPE.setRelease(pageStripe, fresh, stripe);
                 pageQueue[fresh] = (byte) queueOfStripe(stripe);
                 PAGE_STATE.setVolatile(pageState, fresh, (long) queueOfStripe(stripe) << STATE_QUEUE_SHIFT);
-                evictorLive[fresh] = 0; // only main pages use it, and only the evictor takes those
+                evictorLive[fresh] = 0;
+                placedCounted[fresh] = queueOfStripe(stripe) != WINDOW;
                 minDeadline[fresh] = Long.MAX_VALUE;
                 enqueue(fresh);
             }
@@ -519,21 +531,32 @@ public final class PageStore {
     }
 
     /**
-     * Moves the oldest page of {@code from}'s FIFO, {@code page}, a sealed page of main, to the
-     * young end of {@code to}'s (an evictor stripe of main), records and all: its locations do not
-     * change, so no index word and no reader notices; only the queue it counts in does. Returns
-     * how many live records it held when it changed queue: those a writer removes or replaces
-     * from then on are counted out of the new queue ({@link #recordLeft}), those before out of the
-     * old one.
+     * Moves the oldest page of {@code from}'s FIFO, {@code page}, a sealed page, to the young end of
+     * {@code to}'s (an evictor stripe), records and all: its locations do not change, so no index
+     * word and no reader notices; only the queue it counts in does. A page of main moves within
+     * main; a page of the window to main, or to the window's young end. {@code recordsOnPage} is
+     * how many records the page holds in all (the caller walked them): a page of the window
+     * learns it so, as its writers count nothing. {@code tookByCursor} records the evictor took
+     * off it are counted on the evictor's cursor, not here ({@link #liveRecords}); they join the
+     * page's own count now. Returns how many live records it held when it changed queue: those
+     * a writer removes or replaces from then on are counted out of the new queue ({@link
+     * #recordLeft}), those before out of the old one.
      */
-    public synchronized long moveOldest(int from, int to, int page) {
+    public synchronized long moveOldest(int from, int to, int page, int recordsOnPage, int tookByCursor) {
         if (fifoSize[from] == 0 || fifo[from][fifoHead[from]] != page || sealedTop[page] < 0) {
             throw new IllegalStateException("page " + page + " is not the sealed oldest page of stripe " + from);
         }
         int queue = queueOfStripe(to);
-        if (queue == WINDOW || queueOfStripe(from) == WINDOW) {
-            throw new IllegalArgumentException("only pages of main move whole: stripes " + from + " to " + to);
+        if (to < stripes - QUEUES || (queue == WINDOW && queueOfStripe(from) != WINDOW)) {
+            throw new IllegalArgumentException(
+                    "pages move whole to an evictor stripe, and only the window's to the window: stripes " + from
+                            + " to " + to);
         }
+        if (!placedCounted[page]) {
+            evictorLive[page] += recordsOnPage;
+            placedCounted[page] = true;
+        }
+        evictorLive[page] -= tookByCursor;
         dequeueOldest(from);
         PAGE_STRIPE.setRelease(pageStripe, page, to);
         pageQueue[page] = (byte) queue;
@@ -551,16 +574,23 @@ public final class PageStore {
 
     /**
      * A writer removed or replaced the record at {@code location} (under its shard's lock): returns
-     * the queue it leaves. A record of main is counted out of its page ({@link #moveOldest}), one
-     * atomic addition that also reads the queue the page is in; the window's pages never change
-     * queue, and cost nothing here.
+     * the queue it leaves. The record is counted out of its page ({@link #moveOldest}), one
+     * atomic addition that also reads the queue the page is in.
      */
     public int recordLeft(long location) {
         int page = (int) (location >>> pageShift);
-        if (pageQueue[page] == WINDOW) {
-            return WINDOW;
-        }
         return (int) ((long) PAGE_STATE.getAndAdd(pageState, page, 1L) >>> STATE_QUEUE_SHIFT);
+    }
+
+    /**
+     * A writer gives up the record it appended at {@code location} without installing it (its
+     * condition failed, room must be made first, or writing it threw): counted out of its page as
+     * one that left, before the record is marked decided, so that an evictor that sees it
+     * decided sees the count too. It was never in a queue's count.
+     */
+    public void recordAbandoned(long location) {
+        int page = (int) (location >>> pageShift);
+        PAGE_STATE.getAndAdd(pageState, page, 1L);
     }
 
     /** The evictor wrote a record of main at {@code location}. */
@@ -568,14 +598,22 @@ public final class PageStore {
         evictorLive[(int) (location >>> pageShift)]++;
     }
 
-    /** The evictor took the record of main at {@code location} out of its page (moved or evicted it). */
+    /** The evictor took the record at {@code location} out of its page (moved, evicted or expired it). */
     public void evictorTook(long location) {
         evictorLive[(int) (location >>> pageShift)]--;
     }
 
-    /** Live records on a page of main, as of now (writers may take more out at any time). */
-    public long liveInMain(int page) {
-        return evictorLive[page] - ((long) PAGE_STATE.getVolatile(pageState, page) & STATE_LEFT_MASK);
+    /**
+     * Live records on a page, as of now (writers may take more out at any time), given how many
+     * records it holds in all, which only a page of the window that never moved needs, and how
+     * many the evictor took off it that its cursor counted instead of the page.
+     */
+    public long liveRecords(int page, int recordsOnPage, int tookByCursor) {
+        long placed = placedCounted[page] ? 0 : recordsOnPage;
+        return placed
+                + evictorLive[page]
+                - tookByCursor
+                - ((long) PAGE_STATE.getVolatile(pageState, page) & STATE_LEFT_MASK);
     }
 
     /** Pages in the log, every stripe's. */

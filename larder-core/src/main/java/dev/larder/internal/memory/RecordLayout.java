@@ -270,6 +270,17 @@ public final class RecordLayout {
         }
     }
 
+    /**
+     * Clears a record's access count (the evictor's second chance in the window for a record that
+     * stays where it is); a plain read-modify-write, as {@link #lowerAccess}.
+     */
+    public static void clearAccess(MemorySegment page, long offset) {
+        int layout = page.get(BYTE, offset + LAYOUT_OFFSET);
+        if ((layout & ACCESS_MASK) != 0) {
+            page.set(BYTE, offset + LAYOUT_OFFSET, (byte) (layout & ~ACCESS_MASK));
+        }
+    }
+
     /** Sets the access count of a record that no reader can see yet. */
     public static void setAccess(MemorySegment page, long offset, int access) {
         int layout = page.get(BYTE, offset + LAYOUT_OFFSET) & ~ACCESS_MASK;

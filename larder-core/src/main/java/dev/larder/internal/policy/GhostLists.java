@@ -107,6 +107,11 @@ public final class GhostLists {
         }
     }
 
+    /** {@code n} records left the window for main together (a page moved whole). */
+    public void windowDepartures(long n) {
+        windowDepartures += n;
+    }
+
     /** A record was evicted from main: it becomes a ghost. */
     public void mainEviction(long hash) {
         mainEvictions++;

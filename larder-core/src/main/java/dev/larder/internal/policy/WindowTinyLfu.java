@@ -281,6 +281,13 @@ public final class WindowTinyLfu {
         }
     }
 
+    /** {@code n} records moved from the window to main at once, unopposed (a page moved whole). */
+    public void leftWindowTogether(long n) {
+        if (ghosts != null) {
+            ghosts.windowDepartures(n);
+        }
+    }
+
     /** A record was evicted to make room: from the window ({@code fromWindow}) or from main. */
     public void evicted(long hash, boolean fromWindow) {
         if (ghosts == null) {

@@ -770,32 +770,81 @@ class PageStoreTest {
             store.evictorWrote(r.location());
         }
         int page = store.oldestPage(probation);
-        assertThatThrownBy(() -> store.moveOldest(probation, protect, page))
+        assertThatThrownBy(() -> store.moveOldest(probation, protect, page, 0, 0))
                 .as("an active page does not move")
                 .isInstanceOf(IllegalStateException.class);
         store.sealActive(page);
         reserveAndWrite(store, probation, 10, 100, false, (byte) 2);
-        assertThatThrownBy(() -> store.moveOldest(0, protect, page)).isInstanceOf(IllegalStateException.class);
-        assertThatThrownBy(() -> store.moveOldest(probation, store.evictorStripe(PageStore.WINDOW), page))
+        assertThatThrownBy(() -> store.moveOldest(0, protect, page, 0, 0)).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> store.moveOldest(probation, store.evictorStripe(PageStore.WINDOW), page, 0, 0))
                 .isInstanceOf(IllegalArgumentException.class);
 
         // One record replaced by a writer, one moved away by the evictor: one live left.
         assertThat(store.recordLeft(first.get(0))).isEqualTo(PageStore.PROBATION);
         store.evictorTook(first.get(1));
-        assertThat(store.liveInMain(page)).isEqualTo(1);
-        assertThat(store.moveOldest(probation, protect, page)).isEqualTo(1);
+        assertThat(store.liveRecords(page, 0, 0)).isEqualTo(1);
+        assertThat(store.moveOldest(probation, protect, page, 0, 0)).isEqualTo(1);
         assertThat(store.queueOf(first.get(2))).isEqualTo(PageStore.PROTECTED);
         assertThat(store.oldestPage(probation)).isNotEqualTo(page);
         assertThat(store.pagesInLog(PageStore.PROTECTED)).isEqualTo(1);
         // From now on a writer counts the record out of protected, and the page holds none.
         assertThat(store.recordLeft(first.get(2))).isEqualTo(PageStore.PROTECTED);
-        assertThat(store.liveInMain(page)).isZero();
+        assertThat(store.liveRecords(page, 0, 0)).isZero();
         // Back to probation: the count goes with it.
-        assertThat(store.moveOldest(protect, probation, page)).isZero();
+        assertThat(store.moveOldest(protect, probation, page, 0, 0)).isZero();
         assertThat(store.queueOf(first.get(2))).isEqualTo(PageStore.PROBATION);
-        // A window page never counts anything.
-        Reserved w = reserveAndWrite(store, 0, 10, 100, false, (byte) 3);
-        assertThat(store.recordLeft(w.location())).isEqualTo(PageStore.WINDOW);
+        store.freeAll();
+    }
+
+    @Test
+    void aPageOfTheWindowLearnsItsRecordsWhenItMovesAndCountsOutOfItsNewQueueAfter() {
+        MemoryBudget budget = new MemoryBudget(1 << 20);
+        PageStore store = new PageStore(PAGE, 1 << 20, 1, budget);
+        int windowStripe = 0; // a writer stripe of the window
+        int probation = store.evictorStripe(PageStore.PROBATION);
+        // Five records appended by writers, who count nothing; then a fresh page.
+        List<Long> records = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            records.add(reserveAndWrite(store, windowStripe, 10, 100, false, (byte) 1)
+                    .location());
+        }
+        int page = store.oldestPage(windowStripe);
+        store.sealActive(page);
+        reserveAndWrite(store, windowStripe, 10, 100, false, (byte) 2);
+        assertThat(store.liveRecords(page, 5, 0))
+                .as("the caller tells how many records it holds")
+                .isEqualTo(5);
+        // One replaced by a writer, one abandoned before it was installed, one expired by the
+        // evictor off its cursor (counted on the page), one evicted by its cursor (counted there).
+        assertThat(store.recordLeft(records.get(0))).isEqualTo(PageStore.WINDOW);
+        store.recordAbandoned(records.get(1));
+        store.evictorTook(records.get(2));
+        int tookByCursor = 1; // records.get(3)
+        assertThat(store.liveRecords(page, 5, tookByCursor)).isEqualTo(1);
+        assertThatThrownBy(() -> store.moveOldest(windowStripe, windowStripe, page, 5, tookByCursor))
+                .as("only to an evictor stripe")
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThat(store.moveOldest(windowStripe, probation, page, 5, tookByCursor))
+                .isEqualTo(1);
+        assertThat(store.queueOf(records.get(4))).isEqualTo(PageStore.PROBATION);
+        assertThat(store.oldestPage(windowStripe)).isNotEqualTo(page);
+        // Now a page of main: it knows its records, and a writer counts one out of probation.
+        assertThat(store.liveRecords(page, 0, 0)).isEqualTo(1);
+        assertThat(store.recordLeft(records.get(4))).isEqualTo(PageStore.PROBATION);
+        assertThat(store.liveRecords(page, 0, 0)).isZero();
+        assertThatThrownBy(() -> store.moveOldest(probation, store.evictorStripe(PageStore.WINDOW), page, 0, 0))
+                .as("a page of main never goes back to the window")
+                .isInstanceOf(IllegalArgumentException.class);
+
+        // A page of the window that goes round to the window's young end (second chances) learns
+        // its records once: a later move does not count them again.
+        int second = store.oldestPage(windowStripe);
+        store.sealActive(second);
+        reserveAndWrite(store, windowStripe, 10, 100, false, (byte) 3);
+        int windowHead = store.evictorStripe(PageStore.WINDOW);
+        assertThat(store.moveOldest(windowStripe, windowHead, second, 1, 0)).isEqualTo(1);
+        assertThat(store.queueOf(store.location(second, 0))).isEqualTo(PageStore.WINDOW);
+        assertThat(store.liveRecords(second, 1, 0)).isEqualTo(1);
         store.freeAll();
     }
 }
