@@ -151,9 +151,7 @@ class PageMoveTest {
                     }
                 }
                 cache.cleanUp();
-                long[] byQueue = QueueRecount.byQueue(nc);
-                assertThat(nc.evictor.windowEntries()).as("round %d", round).isEqualTo(byQueue[PageStore.WINDOW]);
-                assertThat(nc.queues.protectedEntries()).as("round %d", round).isEqualTo(byQueue[PageStore.PROTECTED]);
+                assertQueueCountsMatchTheIndex(nc, "round " + round);
                 assertThat(cache.size()).isEqualTo(model.size());
             }
             assertThat(cache.stats().evictionCount()).as("compaction kept up").isZero();
@@ -208,9 +206,7 @@ class PageMoveTest {
                     }
                 }
                 cache.cleanUp();
-                long[] byQueue = QueueRecount.byQueue(nc);
-                assertThat(nc.queues.protectedEntries()).as("round %d", round).isEqualTo(byQueue[PageStore.PROTECTED]);
-                assertThat(nc.evictor.windowEntries()).as("round %d", round).isEqualTo(byQueue[PageStore.WINDOW]);
+                assertQueueCountsMatchTheIndex(nc, "round " + round);
                 assertThat(cache.size()).isLessThanOrEqualTo(entries);
             }
             assertThat(nc.evictor.pagesMovedWhole()).isGreaterThan(0);
@@ -236,8 +232,6 @@ class PageMoveTest {
             NativeCache<?, ?> nc = nc(cache);
             fillAndReadEverything(cache, entries); // the inserter's evictions then move pages
             long inserts = 60_000;
-            AtomicReference<Throwable> failure = new AtomicReference<>();
-            CountDownLatch start = new CountDownLatch(1);
             java.util.concurrent.atomic.AtomicLong inserted = new java.util.concurrent.atomic.AtomicLong(entries);
             java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
             Runnable reader = () -> {
@@ -286,24 +280,10 @@ class PageMoveTest {
                     }
                 }
             };
-            Thread[] threads = {
-                new Thread(wrap(reader, start, failure)),
-                new Thread(wrap(inserter, start, failure)),
-                new Thread(wrap(changer, start, failure))
-            };
-            for (Thread t : threads) {
-                t.start();
-            }
-            start.countDown();
-            for (Thread t : threads) {
-                t.join();
-            }
-            assertThat(failure.get()).isNull();
+            runTogether(reader, inserter, changer);
             cache.cleanUp();
-            long[] byQueue = QueueRecount.byQueue(nc);
-            assertThat(nc.evictor.windowEntries()).isEqualTo(byQueue[PageStore.WINDOW]);
+            assertQueueCountsMatchTheIndex(nc, "after the run");
             assertThat(nc.evictor.pagesMovedWhole()).isGreaterThan(0);
-            assertThat(nc.queues.protectedEntries()).isEqualTo(byQueue[PageStore.PROTECTED]);
             assertThat(cache.size()).isLessThanOrEqualTo(entries);
             for (long k = 0; k < entries + inserts; k++) {
                 byte[] v = cache.getIfPresent(k);
@@ -330,43 +310,31 @@ class PageMoveTest {
                 cache.put(k, value(k, 0));
             }
             long movedBefore = nc.evictor.windowPagesMovedWhole();
-            AtomicReference<Throwable> failure = new AtomicReference<>();
-            CountDownLatch start = new CountDownLatch(1);
-            Thread[] threads = new Thread[3];
-            for (int t = 0; t < threads.length; t++) {
+            Runnable[] writers = new Runnable[3];
+            for (int t = 0; t < writers.length; t++) {
                 int id = t;
-                threads[t] = new Thread(wrap(
-                        () -> {
-                            SplittableRandom random = new SplittableRandom(id);
-                            for (int i = 0; i < 150_000; i++) {
-                                long k = random.nextInt(entries);
-                                byte[] v = Arrays.copyOf(value(k, i), VALUE_BYTES - 48 + 16 * random.nextInt(7));
-                                if (id < 2) {
-                                    cache.put(k, v);
-                                } else if (random.nextBoolean()) {
-                                    cache.remove(k);
-                                } else {
-                                    cache.putIfAbsent(k, v);
-                                }
-                                byte[] read = cache.getIfPresent(random.nextInt(entries) + 0L);
-                                if (read != null && keyOf(read) >= entries) {
-                                    throw new AssertionError("a value of no key: " + keyOf(read));
-                                }
-                            }
-                        },
-                        start,
-                        failure));
-                threads[t].start();
+                writers[t] = () -> {
+                    SplittableRandom random = new SplittableRandom(id);
+                    for (int i = 0; i < 150_000; i++) {
+                        long k = random.nextInt(entries);
+                        byte[] v = Arrays.copyOf(value(k, i), VALUE_BYTES - 48 + 16 * random.nextInt(7));
+                        if (id < 2) {
+                            cache.put(k, v);
+                        } else if (random.nextBoolean()) {
+                            cache.remove(k);
+                        } else {
+                            cache.putIfAbsent(k, v);
+                        }
+                        byte[] read = cache.getIfPresent(random.nextInt(entries) + 0L);
+                        if (read != null && keyOf(read) >= entries) {
+                            throw new AssertionError("a value of no key: " + keyOf(read));
+                        }
+                    }
+                };
             }
-            start.countDown();
-            for (Thread t : threads) {
-                t.join();
-            }
-            assertThat(failure.get()).isNull();
+            runTogether(writers);
             cache.cleanUp();
-            long[] byQueue = QueueRecount.byQueue(nc);
-            assertThat(nc.evictor.windowEntries()).isEqualTo(byQueue[PageStore.WINDOW]);
-            assertThat(nc.queues.protectedEntries()).isEqualTo(byQueue[PageStore.PROTECTED]);
+            long[] byQueue = assertQueueCountsMatchTheIndex(nc, "after the run");
             assertThat(byQueue[0] + byQueue[1] + byQueue[2]).isEqualTo(cache.size());
             assertThat(nc.evictor.windowPagesMovedWhole() - movedBefore).isGreaterThan(20);
             for (long k = 0; k < entries; k++) {
@@ -376,6 +344,30 @@ class PageMoveTest {
                 }
             }
         }
+    }
+
+    /** Runs each body on a thread of its own, all started at once; fails with the first failure. */
+    private static void runTogether(Runnable... bodies) throws InterruptedException {
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        CountDownLatch start = new CountDownLatch(1);
+        Thread[] threads = new Thread[bodies.length];
+        for (int i = 0; i < bodies.length; i++) {
+            threads[i] = new Thread(wrap(bodies[i], start, failure));
+            threads[i].start();
+        }
+        start.countDown();
+        for (Thread t : threads) {
+            t.join();
+        }
+        assertThat(failure.get()).isNull();
+    }
+
+    /** The evictor's counts of the window and of protected against a recount from the index; returns the recount. */
+    private static long[] assertQueueCountsMatchTheIndex(NativeCache<?, ?> nc, String when) {
+        long[] byQueue = QueueRecount.byQueue(nc);
+        assertThat(nc.evictor.windowEntries()).as("window, %s", when).isEqualTo(byQueue[PageStore.WINDOW]);
+        assertThat(nc.queues.protectedEntries()).as("protected, %s", when).isEqualTo(byQueue[PageStore.PROTECTED]);
+        return byQueue;
     }
 
     private static Runnable wrap(Runnable body, CountDownLatch start, AtomicReference<Throwable> failure) {
