@@ -795,7 +795,7 @@ final class Evictor {
         if (read) {
             for (int i = 0; i < records; i++) {
                 if (inWindow) {
-                    RecordLayout.clearAccess(segment, pageRecords[i]);
+                    RecordLayout.setAccess(segment, pageRecords[i], 0);
                 } else {
                     RecordLayout.lowerAccess(segment, pageRecords[i]);
                 }

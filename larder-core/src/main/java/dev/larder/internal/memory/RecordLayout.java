@@ -271,17 +271,10 @@ public final class RecordLayout {
     }
 
     /**
-     * Clears a record's access count (the evictor's second chance in the window for a record that
-     * stays where it is); a plain read-modify-write, as {@link #lowerAccess}.
+     * Sets a record's access count: of a copy no reader can see yet, or of a record that stays
+     * where it is (the evictor clearing a page of the window's counts as it goes round whole). A
+     * plain read-modify-write, as readers' {@link #recordAccess}: a race loses a count, never a flag.
      */
-    public static void clearAccess(MemorySegment page, long offset) {
-        int layout = page.get(BYTE, offset + LAYOUT_OFFSET);
-        if ((layout & ACCESS_MASK) != 0) {
-            page.set(BYTE, offset + LAYOUT_OFFSET, (byte) (layout & ~ACCESS_MASK));
-        }
-    }
-
-    /** Sets the access count of a record that no reader can see yet. */
     public static void setAccess(MemorySegment page, long offset, int access) {
         int layout = page.get(BYTE, offset + LAYOUT_OFFSET) & ~ACCESS_MASK;
         page.set(BYTE, offset + LAYOUT_OFFSET, (byte) (layout | (access << ACCESS_SHIFT)));
