@@ -12,7 +12,9 @@ import java.util.Arrays;
  * @param p90 90th percentile, ns
  * @param p99 99th percentile, ns
  * @param p999 99.9th percentile, ns
+ * @param mean mean latency, ns
  * @param slowShare share of calls slower than the threshold, 0 to 1
+ * @param slowTimeShare share of the calls' total time spent in the slow ones, 0 to 1
  * @param busiestPosition the position modulo the period with the most slow calls
  * @param slowAtBusiestPosition slow calls at that position
  * @param slow all slow calls
@@ -22,7 +24,9 @@ public record TailStats(
         long p90,
         long p99,
         long p999,
+        double mean,
         double slowShare,
+        double slowTimeShare,
         int busiestPosition,
         long slowAtBusiestPosition,
         long slow) {
@@ -40,9 +44,13 @@ public record TailStats(
         }
         long[] byPosition = new long[period];
         long slow = 0;
+        double total = 0; // a double: a sum of a billion calls' nanoseconds would not wrap, only round
+        double slowTotal = 0;
         for (int i = 0; i < latencies.length; i++) {
+            total += latencies[i];
             if (latencies[i] > thresholdNanos) {
                 slow++;
+                slowTotal += latencies[i];
                 byPosition[i % period]++;
             }
         }
@@ -59,7 +67,9 @@ public record TailStats(
                 percentile(sorted, 0.9),
                 percentile(sorted, 0.99),
                 percentile(sorted, 0.999),
+                total / latencies.length,
                 (double) slow / latencies.length,
+                total == 0 ? 0 : slowTotal / total,
                 busiest,
                 byPosition[busiest],
                 slow);

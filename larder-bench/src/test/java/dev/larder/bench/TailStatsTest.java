@@ -21,6 +21,9 @@ class TailStatsTest {
         assertThat(s.busiestPosition()).isEqualTo(255);
         assertThat(s.slowAtBusiestPosition()).isEqualTo(100);
         assertThat(s.slowShare()).isEqualTo(101.0 / latencies.length);
+        double total = (latencies.length - 101) * 100.0 + 100 * 10_000.0 + 5_000;
+        assertThat(s.mean()).isEqualTo(total / latencies.length);
+        assertThat(s.slowTimeShare()).isEqualTo((100 * 10_000.0 + 5_000) / total);
         assertThat(s.p50()).isEqualTo(100);
         assertThat(s.p999()).isEqualTo(10_000);
     }
@@ -45,6 +48,8 @@ class TailStatsTest {
         assertThat(s.p99()).isEqualTo(990);
         assertThat(s.p999()).isEqualTo(999);
         assertThat(s.slow()).isZero();
+        assertThat(s.slowTimeShare()).isZero();
+        assertThat(s.mean()).isEqualTo(500.5);
         assertThat(latencies[0]).isEqualTo(first); // the caller's array is left as it was
     }
 
