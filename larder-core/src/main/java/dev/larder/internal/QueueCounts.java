@@ -61,8 +61,16 @@ final class QueueCounts extends LinePadded {
 
     /** The evictor moved {@code n} records from {@code from} to {@code to} (a page moved whole). */
     void evictorMoved(int from, int to, long n) {
-        mainByEvictor += n * (inMain(to) - inMain(from));
-        protectedByEvictor += n * ((to == PageStore.PROTECTED ? 1 : 0) - (from == PageStore.PROTECTED ? 1 : 0));
+        // Stored only when they change: an eviction from the window changes neither, and a store
+        // would take this line from a writer about to read mainLeft.
+        int mainDelta = inMain(to) - inMain(from);
+        if (mainDelta != 0) {
+            mainByEvictor += n * mainDelta;
+        }
+        int protectedDelta = (to == PageStore.PROTECTED ? 1 : 0) - (from == PageStore.PROTECTED ? 1 : 0);
+        if (protectedDelta != 0) {
+            protectedByEvictor += n * protectedDelta;
+        }
     }
 
     private static int inMain(int queue) {

@@ -1,8 +1,6 @@
 package dev.larder.internal;
 
-import dev.larder.internal.concurrent.FieldHandles;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
+import dev.larder.internal.concurrent.OwnLineLongs;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -11,11 +9,10 @@ import java.util.concurrent.atomic.LongAdder;
  * cells on demand. Hits and puts are not here: the read and write buffers count them as they
  * record them (see {@code NativeCache.reads}). Evictions are the exception: only the evictor
  * counts them, under the maintenance lock, so a plain addition published by a release store
- * does, without an atomic one per eviction.
+ * does, without an atomic one per eviction; on a line of its own, since a thread counting a miss
+ * reads this object's fields while the evictor counts (docs/speed-work.md, forty-first session).
  */
 final class StatsCounters {
-    private static final VarHandle EVICTIONS = FieldHandles.of(MethodHandles.lookup(), "evictions", long.class);
-
     final LongAdder misses = new LongAdder();
     final LongAdder removals = new LongAdder();
     final LongAdder expirations = new LongAdder();
@@ -24,15 +21,14 @@ final class StatsCounters {
     final LongAdder loadFailures = new LongAdder();
     final LongAdder loadNanos = new LongAdder();
 
-    @SuppressWarnings("unused") // accessed through EVICTIONS
-    private long evictions;
+    private final OwnLineLongs evictions = new OwnLineLongs(1);
 
     /** One more eviction. Only under the maintenance lock: there is one writer at a time. */
     void countEviction() {
-        EVICTIONS.setRelease(this, (long) EVICTIONS.get(this) + 1);
+        evictions.setRelease(0, evictions.get(0) + 1);
     }
 
     long evictions() {
-        return (long) EVICTIONS.getAcquire(this);
+        return evictions.getAcquire(0);
     }
 }

@@ -1,5 +1,6 @@
 package dev.larder.internal.policy;
 
+import dev.larder.internal.concurrent.OwnLineLongs;
 import dev.larder.internal.memory.NativeMemory;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -55,7 +56,11 @@ public final class FrequencySketch {
     private final MemorySegment table;
     private final long blocks;
     private final long sampleSize;
-    private long additions;
+    /**
+     * Additions since the last aging, written at every increment: on a line of its own, off the
+     * fields ({@link #table}, {@link #blocks}) that every thread's {@link #touch} reads.
+     */
+    private final OwnLineLongs additions = new OwnLineLongs(1);
 
     /**
      * A sketch for a cache of {@code capacity} entries, {@link #bytesFor(long)} bytes of native
@@ -169,7 +174,7 @@ public final class FrequencySketch {
         table.set(ValueLayout.JAVA_LONG, o1, w1 + ((c1 == min ? 1L : 0L) << s1));
         table.set(ValueLayout.JAVA_LONG, o2, w2 + ((c2 == min ? 1L : 0L) << s2));
         table.set(ValueLayout.JAVA_LONG, o3, w3 + ((c3 == min ? 1L : 0L) << s3));
-        if (++additions >= sampleSize) {
+        if (additions.add(0, 1) >= sampleSize) {
             age();
             return frequency(hash);
         }
@@ -215,7 +220,7 @@ public final class FrequencySketch {
 
     /** Additions since the last aging (halved by it). */
     long additions() {
-        return additions;
+        return additions.get(0);
     }
 
     /** The counter table, for tests of the layout. */
@@ -234,7 +239,7 @@ public final class FrequencySketch {
             long word = table.get(ValueLayout.JAVA_LONG, offset);
             table.set(ValueLayout.JAVA_LONG, offset, (word >>> 1) & ONE_BITS_CLEARED);
         }
-        additions >>>= 1;
+        additions.set(0, additions.get(0) >>> 1);
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.larder.internal.policy;
 
+import dev.larder.internal.concurrent.OwnLineLongs;
 import dev.larder.internal.memory.NativeMemory;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -55,10 +56,17 @@ public final class GhostLists {
     /** Byte offset of the main side's table. */
     private final long mainBase;
 
-    private long windowDepartures;
-    private long mainEvictions;
-    private long windowHits;
-    private long mainHits;
+    /**
+     * Departures of the window and evictions from main (each side's clock), and each side's ghost
+     * hits: written at every eviction, so on a line of their own, off {@link #sampleMask}, which
+     * every insert reads ({@link #tracks}).
+     */
+    private final OwnLineLongs counts = new OwnLineLongs(4);
+
+    private static final int WINDOW_DEPARTURES = 0;
+    private static final int MAIN_EVICTIONS = 1;
+    private static final int WINDOW_HITS = 2;
+    private static final int MAIN_HITS = 3;
 
     /** Ghost lists remembering each evicted key for {@code horizon} departures of its side. */
     public GhostLists(long horizon) {
@@ -101,21 +109,20 @@ public final class GhostLists {
 
     /** A record left the window: evicted (it becomes a ghost) or moved to main. */
     public void windowDeparture(long hash, boolean evicted) {
-        windowDepartures++;
+        long departures = counts.add(WINDOW_DEPARTURES, 1);
         if (evicted) {
-            remember(0, hash, windowDepartures);
+            remember(0, hash, departures);
         }
     }
 
     /** {@code n} records left the window for main together (a page moved whole). */
     public void windowDepartures(long n) {
-        windowDepartures += n;
+        counts.add(WINDOW_DEPARTURES, n);
     }
 
     /** A record was evicted from main: it becomes a ghost. */
     public void mainEviction(long hash) {
-        mainEvictions++;
-        remember(mainBase, hash, mainEvictions);
+        remember(mainBase, hash, counts.add(MAIN_EVICTIONS, 1));
     }
 
     /**
@@ -136,22 +143,22 @@ public final class GhostLists {
         if (!sampled(h)) {
             return;
         }
-        if (forget(0, h, windowDepartures)) {
-            windowHits++;
+        if (forget(0, h, counts.get(WINDOW_DEPARTURES))) {
+            counts.add(WINDOW_HITS, 1);
         }
-        if (forget(mainBase, h, mainEvictions)) {
-            mainHits++;
+        if (forget(mainBase, h, counts.get(MAIN_EVICTIONS))) {
+            counts.add(MAIN_HITS, 1);
         }
     }
 
     /** Ghost hits of the window side so far (cumulative). */
     public long windowHits() {
-        return windowHits;
+        return counts.get(WINDOW_HITS);
     }
 
     /** Ghost hits of the main side so far (cumulative). */
     public long mainHits() {
-        return mainHits;
+        return counts.get(MAIN_HITS);
     }
 
     /** Bytes of native memory held. */

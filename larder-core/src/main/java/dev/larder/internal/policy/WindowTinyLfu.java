@@ -1,5 +1,6 @@
 package dev.larder.internal.policy;
 
+import dev.larder.internal.concurrent.OwnLineLongs;
 import dev.larder.internal.memory.MemoryBudget;
 
 /**
@@ -70,7 +71,11 @@ public final class WindowTinyLfu {
     /** What the climber consults when the workload jumps; null if the budget could not spare it. */
     private GhostLists ghosts;
 
-    private long random;
+    /**
+     * The admission's random state (xorshift), written at every duel: on a line of its own, off
+     * this object's fields that every insert and GET reads ({@link #aheadSketch}, {@link #ghosts}).
+     */
+    private final OwnLineLongs random = new OwnLineLongs(1);
 
     /**
      * @param capacity entries the cache is expected to hold
@@ -87,7 +92,7 @@ public final class WindowTinyLfu {
     public WindowTinyLfu(long capacity, long seed, MemoryBudget budget, boolean adviseHugePages) {
         this.budget = budget;
         this.adviseHugePages = adviseHugePages;
-        this.random = seed | 1;
+        this.random.set(0, seed | 1);
         long wanted = Math.max(16, capacity);
         FrequencySketch allocated = allocateSketch(wanted);
         // A budget too small for the sketch it wants gets a smaller one.
@@ -237,10 +242,12 @@ public final class WindowTinyLfu {
 
     /** True one time in {@code odds} (a power of two), from the cache's seeded xorshift. */
     private boolean randomOneIn(int odds) {
-        random ^= random << 13;
-        random ^= random >>> 7;
-        random ^= random << 17;
-        return (random & (odds - 1)) == 0;
+        long r = random.get(0);
+        r ^= r << 13;
+        r ^= r >>> 7;
+        r ^= r << 17;
+        random.set(0, r);
+        return (r & (odds - 1)) == 0;
     }
 
     /**
