@@ -1496,9 +1496,9 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
     }
 
     /**
-     * An insert took the entry count past {@code maximumEntries} (into the slack) on a one-core
-     * machine: evicts a batch if the maintenance lock is free; if another thread holds it, that
-     * thread is evicting, and this one goes on rather than wait.
+     * An insert took the entry count past {@code maximumEntries} (into the slack): evicts a batch
+     * if the maintenance lock is free; if another thread holds it, that thread is evicting, and
+     * this one goes on rather than wait.
      */
     private void evictPastTheBound() {
         underMaintenanceLock(false, false);
@@ -1644,11 +1644,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             pagesWanted = true;
             scheduleMaintenance(); // memory is short: have pages freed off this thread
         } else if (entries.get() > maximumEntries && !borrowed(false)) {
-            if (evictsInBackground) {
-                scheduleMaintenance(); // the batch is evicted on the executor's thread; see maintain
-            } else {
-                evictPastTheBound();
-            }
+            evictPastTheBound();
         } else if ((++ks.writes & (ROUTINE_EVERY - 1)) == 0) {
             runMaintenance(false); // the routine, amortized here: no thread to wake for it
         }
@@ -1707,40 +1703,11 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         queues.left(store.recordLeft(old));
     }
 
-    /**
-     * The maintenance task: when pages are short (or for nothing else), the whole routine: drain
-     * the access buffers, expire, evict down to the low watermark; then, while writers keep the
-     * entry count past its bound, eviction batches, up to {@link #BATCHES_PER_TASK} (the next
-     * writer past the bound schedules the task again).
-     */
+    /** The maintenance task: drain the access buffers, expire, evict down to the low watermark. */
     private void maintain() {
         maintenanceScheduled.set(false);
-        if (pagesWanted || entries.get() <= maximumEntries) {
-            runMaintenance(true);
-        }
-        // Only while the lock is free: its holder is maintaining or evicting already, and an
-        // executor that runs tasks on the caller's thread must not make a writer wait (it goes on
-        // into the slack, as it did evicting inline).
-        for (int batches = 0; batches < BATCHES_PER_TASK && !closed && entries.get() > maximumEntries; batches++) {
-            if (!underMaintenanceLock(false, false)) {
-                break;
-            }
-        }
+        runMaintenance(true);
     }
-
-    /**
-     * Whether a writer past the entry bound leaves the eviction batch to the executor and goes on
-     * into the slack ({@link Evictor#entrySlack}), evicting itself only at the hard limit ({@link
-     * #awaitEntrySlot}). On a machine of more than one core the executor's thread evicts while
-     * the writer inserts: one thread's inserts at 100K and 1M entries took 0.86 and 0.68 of the
-     * time (docs/speed-work.md, forty-first session; before the policy's counters had lines of
-     * their own, the two threads' shared lines made it 10% slower). On one core the two would
-     * take turns, and a writer evicts inline as before.
-     */
-    private final boolean evictsInBackground = Runtime.getRuntime().availableProcessors() > 1;
-
-    /** Eviction batches one maintenance task runs at most for writers past the entry bound. */
-    private static final int BATCHES_PER_TASK = 64;
 
     /**
      * Drains the access buffers and runs the evictor's routine under the maintenance lock; if
@@ -1753,22 +1720,21 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
     /**
      * Under the maintenance lock (if {@code wait} is false, only if it is free): drains the
      * access buffers, then runs the evictor's whole routine, or only evicts what is past the entry
-     * bound; delivers the removals after the lock is released. Returns whether the pass ran
-     * (not if the lock was held and {@code wait} false, or the cache is closed).
+     * bound; delivers the removals after the lock is released.
      */
-    private boolean underMaintenanceLock(boolean wait, boolean routine) {
+    private void underMaintenanceLock(boolean wait, boolean routine) {
         if (closed) {
-            return false;
+            return;
         }
         if (wait) {
             maintenanceLock.lock();
         } else if (!maintenanceLock.tryLock()) {
-            return false;
+            return;
         }
         List<Evictor.Removal> removed;
         try {
             if (closed) {
-                return false;
+                return;
             }
             injectedFault();
             drainAccesses();
@@ -1793,7 +1759,6 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             endMaintenancePass();
         }
         deliver(removed);
-        return true;
     }
 
     /** Maintenance passes that threw (see {@link #underMaintenanceLock}). */
