@@ -1,6 +1,7 @@
 package dev.larder;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -54,10 +55,13 @@ class BackgroundMaintenanceTest {
                 .maximumEntries(5_000)
                 .executor(parked::add)
                 .build()) {
+            // Past the bound a writer hands the eviction to the executor and goes on, up to the
+            // slack (1/512 of the bound: LarderBuilder.maximumEntries), where it evicts itself.
+            long slack = 5_000 / 512;
             for (int i = 0; i < 50_000; i++) {
                 cache.put(i, value(i));
                 assertThat(cache.memoryUsed()).isLessThanOrEqualTo(BUDGET);
-                assertThat(cache.size()).isLessThanOrEqualTo(5_000);
+                assertThat(cache.size()).isLessThanOrEqualTo(5_000 + slack);
             }
             // Writers evicted at the high watermark themselves; at most one task was ever pending.
             assertThat(parked).hasSizeLessThanOrEqualTo(1);
@@ -67,6 +71,35 @@ class BackgroundMaintenanceTest {
             }
             parked.forEach(Runnable::run); // late: still safe
             assertThat(cache.size()).isLessThanOrEqualTo(5_000);
+        }
+    }
+
+    @Test
+    void aWriterPastTheEntryBoundLeavesTheBatchToTheExecutor() {
+        assumeTrue(Runtime.getRuntime().availableProcessors() > 1, "on one core a writer evicts the batch itself");
+        List<Runnable> parked = new ArrayList<>();
+        try (LarderCache<Integer, byte[]> cache = Larder.newBuilder(Codecs.ints(), Codecs.bytes())
+                .maximumBytes(BUDGET)
+                .maximumEntries(5_000)
+                .executor(parked::add)
+                .build()) {
+            for (int i = 0; i < 5_003; i++) {
+                cache.put(i, value(i));
+            }
+            // Three past the bound, within the slack (9 at 5,000): the writer went on, and the
+            // batch waits for the executor's one task.
+            assertThat(cache.size()).isEqualTo(5_003);
+            assertThat(cache.stats().evictionCount()).isZero();
+            assertThat(parked).hasSize(1);
+            parked.remove(0).run();
+            assertThat(cache.size()).isLessThanOrEqualTo(5_000);
+            assertThat(cache.stats().evictionCount()).isGreaterThanOrEqualTo(3);
+            for (int i = 0; i < 5_003; i++) { // the writer's puts all landed; only evicted keys are gone
+                byte[] v = cache.getIfPresent(i);
+                if (v != null) {
+                    assertThat(v[0]).isEqualTo((byte) i);
+                }
+            }
         }
     }
 

@@ -14,7 +14,7 @@ import java.util.Objects;
  * line from the other cores, and their next read waited for it (the sketch's additions, the
  * ghost lists' counts and the admission's random state; docs/speed-work.md, forty-first
  * session). One writer at a time: plain reads and writes, and a release/acquire pair for
- * readers on other threads.
+ * readers on other threads; {@link #setBits} for flags that several threads set.
  */
 public final class OwnLineLongs {
     private static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);
@@ -49,6 +49,11 @@ public final class OwnLineLongs {
     /** Publishes a value for {@link #getAcquire} on other threads. */
     public void setRelease(int index, long value) {
         LONGS.setRelease(values, PAD + Objects.checkIndex(index, length), value);
+    }
+
+    /** Sets {@code bits} atomically, for flags that several threads set (and one clears). */
+    public void setBits(int index, long bits) {
+        LONGS.getAndBitwiseOr(values, PAD + Objects.checkIndex(index, length), bits);
     }
 
     public long getAcquire(int index) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.lang.reflect.Field;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -59,5 +60,44 @@ class OwnLineLongsTest {
         });
         longs.setRelease(0, 99);
         assertThat(seen.get(10, TimeUnit.SECONDS)).isEqualTo(99);
+    }
+
+    @Test
+    void setBitsKeepsTheBitsAlreadySet() {
+        OwnLineLongs longs = new OwnLineLongs(2);
+        longs.set(1, 0b100);
+        longs.setBits(1, 0b001);
+        longs.setBits(1, 0b010);
+        assertThat(longs.get(1)).isEqualTo(0b111);
+        assertThat(longs.get(0)).isZero();
+        assertThatThrownBy(() -> longs.setBits(2, 1)).isInstanceOf(IndexOutOfBoundsException.class);
+    }
+
+    @Test
+    void bitsSetByManyThreadsAtOnceAreAllKept() throws Exception {
+        OwnLineLongs longs = new OwnLineLongs(1);
+        for (int round = 0; round < 50; round++) {
+            longs.set(0, 0);
+            CyclicBarrier start = new CyclicBarrier(8);
+            Thread[] threads = new Thread[8];
+            for (int t = 0; t < threads.length; t++) {
+                int index = t;
+                threads[t] = new Thread(() -> {
+                    try {
+                        start.await();
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                    for (int bit = 0; bit < 8; bit++) { // each bit once: a lost update stays lost
+                        longs.setBits(0, 1L << (index * 8 + bit));
+                    }
+                });
+                threads[t].start();
+            }
+            for (Thread thread : threads) {
+                thread.join();
+            }
+            assertThat(longs.get(0)).as("round %d", round).isEqualTo(-1L);
+        }
     }
 }
