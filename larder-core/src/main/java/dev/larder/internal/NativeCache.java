@@ -1497,7 +1497,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
 
     /**
      * An insert took the entry count past {@code maximumEntries} (into the slack) and the executor
-     * has no core of its own ({@link #writers}): evicts a batch if the maintenance lock is free;
+     * has no core of its own ({@link #census}): evicts a batch if the maintenance lock is free;
      * if another thread holds it, that thread is evicting, and this one goes on rather than wait.
      */
     private void evictPastTheBound() {
@@ -1644,8 +1644,8 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             pagesWanted = true;
             scheduleMaintenance(); // memory is short: have pages freed off this thread
         } else if (entries.get() > maximumEntries && !borrowed(false)) {
-            writers.wrote(ks.threadIndex);
-            if (writers.spareCore()) {
+            census.saw(ks.threadIndex);
+            if (census.spareCore()) {
                 scheduleMaintenance(); // the batch is evicted on the executor's thread; see maintain
             } else {
                 evictPastTheBound();
@@ -1686,7 +1686,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         } catch (RuntimeException rejected) {
             // A shut-down or saturated executor: writers evict on their own at the high watermark,
             // and past the entry bound until the next count of writers (not a throw per insert).
-            writers.executorRefused();
+            census.executorRefused();
             maintenanceScheduled.set(false);
         }
     }
@@ -1734,14 +1734,13 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
     /**
      * Whether a writer past the entry bound leaves the eviction batch to the executor and goes on
      * into the slack ({@link Evictor#entrySlack}), evicting itself only at the hard limit ({@link
-     * #awaitEntrySlot}): while fewer threads write past the bound than there are cores, so that
-     * the executor's thread evicts on a core of its own while the writers insert. One thread's
-     * inserts at 10K, 100K and 1M entries took ~0.8, ~0.75 and ~0.55 of the time; handed off
+     * #awaitEntrySlot}): while fewer threads use the cache than there are cores, so that the
+     * executor's thread evicts on a core of its own while the writers insert. One thread's
+     * inserts at 10K, 100K and 1M entries took ~0.8, ~0.63 and ~0.5 of the time; handed off
      * while as many threads wrote as cores, the executor took turns with them and two threads'
      * inserts at 1M took ~1.15 of it (docs/speed-work.md, forty-first and forty-second sessions).
      */
-    private final WriterCensus writers =
-            new WriterCensus(Runtime.getRuntime().availableProcessors(), System.nanoTime());
+    private final ThreadCensus census = new ThreadCensus(Runtime.getRuntime().availableProcessors(), System.nanoTime());
 
     /** Eviction batches one maintenance task runs at most for writers past the entry bound. */
     private static final int BATCHES_PER_TASK = 64;
@@ -1785,7 +1784,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             } else {
                 evictor.evictPastTheBound();
             }
-            writers.count(System.nanoTime());
+            census.count(System.nanoTime());
         } catch (RuntimeException e) {
             // Whoever hosts the pass (a writer whose put is done, or the executor, which would
             // drop it unseen) is not the one to fail: the pass stops, the next one starts over.
@@ -1919,7 +1918,9 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
      * (measured on a 2-core virtual machine: ~10 µs per wake-up, ~5 µs to drain 256 accesses).
      */
     private void recordRead(KeyScratch ks, long hash, long ref, boolean saturated) {
-        if (sampledOut(saturated, reads.count(ks.threadIndex))) {
+        long counted = reads.count(ks.threadIndex);
+        census.read(ks.threadIndex, counted); // readers take cores too: see census
+        if (sampledOut(saturated, counted)) {
             return; // counted as a hit, not recorded
         }
         ks.sketchWord = policy.touchAhead(hash);
