@@ -50,11 +50,7 @@ class BackgroundMaintenanceTest {
     @Test
     void anExecutorThatNeverRunsTheTaskCostsNoBoundAndNoEntry() {
         List<Runnable> parked = new ArrayList<>();
-        try (LarderCache<Integer, byte[]> cache = Larder.newBuilder(Codecs.ints(), Codecs.bytes())
-                .maximumBytes(BUDGET)
-                .maximumEntries(5_000)
-                .executor(parked::add)
-                .build()) {
+        try (LarderCache<Integer, byte[]> cache = boundTo5000EntriesOn(parked)) {
             // Past the bound a writer hands the eviction to the executor and goes on, up to the
             // slack (1/512 of the bound: LarderBuilder.maximumEntries), where it evicts itself.
             long slack = 5_000 / 512;
@@ -78,11 +74,7 @@ class BackgroundMaintenanceTest {
     void aWriterPastTheEntryBoundLeavesTheBatchToTheExecutor() {
         assumeTrue(Runtime.getRuntime().availableProcessors() > 1, "on one core a writer evicts the batch itself");
         List<Runnable> parked = new ArrayList<>();
-        try (LarderCache<Integer, byte[]> cache = Larder.newBuilder(Codecs.ints(), Codecs.bytes())
-                .maximumBytes(BUDGET)
-                .maximumEntries(5_000)
-                .executor(parked::add)
-                .build()) {
+        try (LarderCache<Integer, byte[]> cache = boundTo5000EntriesOn(parked)) {
             for (int i = 0; i < 5_003; i++) {
                 cache.put(i, value(i));
             }
@@ -118,5 +110,14 @@ class BackgroundMaintenanceTest {
             assertThat(cache.stats().evictionCount()).isPositive();
             assertThat(cache.getIfPresent(99_999)).isNotNull();
         }
+    }
+
+    /** A cache of 5,000 entries at most whose executor only keeps the tasks it is handed. */
+    private static LarderCache<Integer, byte[]> boundTo5000EntriesOn(List<Runnable> parked) {
+        return Larder.newBuilder(Codecs.ints(), Codecs.bytes())
+                .maximumBytes(BUDGET)
+                .maximumEntries(5_000)
+                .executor(parked::add)
+                .build();
     }
 }
