@@ -3,7 +3,6 @@ package dev.larder.bench;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
@@ -48,34 +47,15 @@ import org.openjdk.jmh.infra.ThreadParams;
  * builds a request's key), so an on-heap cache compares the characters of both, as it does in
  * production. An off-heap cache reads the given string's characters either way.
  *
- * <p>{@code bench.sh} starts each cache's forks with only that cache's JVM flags; the union below
- * is for running the jar by hand.
+ * <p>{@code bench.sh} starts each cache's forks with only that cache's JVM flags; the union in
+ * {@link PeersForked} is for running the jar by hand.
  */
 @BenchmarkMode({Mode.AverageTime, Mode.SampleTime})
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
-@Fork(
-        value = 1,
-        jvmArgsAppend = {
-            "-Xms4g",
-            "-Xmx4g",
-            "-XX:+AlwaysPreTouch",
-            Peer.Flags.NATIVE_ACCESS,
-            Peer.Flags.UNSAFE,
-            Peer.Flags.NO_ANALYTICS,
-            Peer.Flags.CH_1,
-            Peer.Flags.CH_2,
-            Peer.Flags.CH_3,
-            Peer.Flags.CH_4,
-            Peer.Flags.CH_5,
-            Peer.Flags.CH_6,
-            Peer.Flags.CH_7,
-            Peer.Flags.CH_8,
-            Peer.Flags.CH_9
-        })
 @State(Scope.Benchmark)
-public class GetPutBenchmark {
+public class GetPutBenchmark extends PeersForked {
     @Param({"larder", "caffeine", "ohc", "chronicle", "ehcache", "mapdb", "cache2k"})
     public String cache;
 

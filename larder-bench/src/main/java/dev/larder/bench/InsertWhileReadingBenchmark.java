@@ -4,7 +4,6 @@ import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Group;
 import org.openjdk.jmh.annotations.GroupThreads;
 import org.openjdk.jmh.annotations.Level;
@@ -34,27 +33,8 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
-@Fork(
-        value = 1,
-        jvmArgsAppend = {
-            "-Xms4g",
-            "-Xmx4g",
-            "-XX:+AlwaysPreTouch",
-            Peer.Flags.NATIVE_ACCESS,
-            Peer.Flags.UNSAFE,
-            Peer.Flags.NO_ANALYTICS,
-            Peer.Flags.CH_1,
-            Peer.Flags.CH_2,
-            Peer.Flags.CH_3,
-            Peer.Flags.CH_4,
-            Peer.Flags.CH_5,
-            Peer.Flags.CH_6,
-            Peer.Flags.CH_7,
-            Peer.Flags.CH_8,
-            Peer.Flags.CH_9
-        })
 @State(Scope.Group)
-public class InsertWhileReadingBenchmark {
+public class InsertWhileReadingBenchmark extends PeersForked {
     @Param({"larder", "caffeine", "ohc"})
     public String cache;
 

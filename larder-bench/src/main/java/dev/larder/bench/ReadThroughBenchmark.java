@@ -5,7 +5,6 @@ import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
@@ -41,27 +40,8 @@ import org.openjdk.jmh.infra.ThreadParams;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
-@Fork(
-        value = 1,
-        jvmArgsAppend = {
-            "-Xms4g",
-            "-Xmx4g",
-            "-XX:+AlwaysPreTouch",
-            Peer.Flags.NATIVE_ACCESS,
-            Peer.Flags.UNSAFE,
-            Peer.Flags.NO_ANALYTICS,
-            Peer.Flags.CH_1,
-            Peer.Flags.CH_2,
-            Peer.Flags.CH_3,
-            Peer.Flags.CH_4,
-            Peer.Flags.CH_5,
-            Peer.Flags.CH_6,
-            Peer.Flags.CH_7,
-            Peer.Flags.CH_8,
-            Peer.Flags.CH_9
-        })
 @State(Scope.Benchmark)
-public class ReadThroughBenchmark {
+public class ReadThroughBenchmark extends PeersForked {
     /** Universe of keys, in multiples of the capacity. */
     static final int UNIVERSE_FACTOR = 10;
 
