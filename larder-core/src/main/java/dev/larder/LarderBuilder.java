@@ -57,11 +57,11 @@ public final class LarderBuilder<K, V> {
      * An upper bound on the number of entries, besides the byte budget. Optional. From 4,096
      * entries up, inserts may pass it by up to 1/512 of it (at most 4,096 entries) for as long as
      * another thread is evicting, rather than wait for that thread (as Caffeine's {@code
-     * maximumSize} may be passed while it evicts): while fewer threads use the cache than there are
-     * cores, a writer past the bound hands the eviction to the {@linkplain #executor executor}
-     * and goes on, and only a writer at that limit evicts itself. The executor's task, or {@code cleanUp}, brings
-     * the count back under it. A single writer whose maintenance runs on its own thread ({@code
-     * executor(Runnable::run)}) never leaves it passed.
+     * maximumSize} may be passed while it evicts): while fewer threads use the cache than there
+     * are cores, a writer past the bound hands the eviction to the {@linkplain #executor
+     * executor} and goes on, and only a writer at that limit evicts itself. The executor's task,
+     * or {@code cleanUp}, brings the count back under it. A single writer whose maintenance runs
+     * on its own thread ({@code executor(Runnable::run)}) never leaves it passed.
      */
     public LarderBuilder<K, V> maximumEntries(long entries) {
         if (entries <= 0) {

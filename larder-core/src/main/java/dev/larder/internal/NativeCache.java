@@ -1685,7 +1685,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             }
         } catch (RuntimeException rejected) {
             // A shut-down or saturated executor: writers evict on their own at the high watermark,
-            // and past the entry bound until the next count of writers (not a throw per insert).
+            // and past the entry bound until the census counts again (not a throw per insert).
             census.executorRefused();
             maintenanceScheduled.set(false);
         }
@@ -1711,10 +1711,10 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
     }
 
     /**
-     * The maintenance task: when pages are short (or for nothing else), the whole routine: drain
-     * the access buffers, expire, evict down to the low watermark; then, while writers keep the
-     * entry count past its bound, eviction batches, up to {@link #BATCHES_PER_TASK} (the next
-     * writer past the bound schedules the task again).
+     * The maintenance task: when pages are short, or the entry count is within its bound, the
+     * whole routine: drain the access buffers, expire, evict down to the low watermark; then,
+     * while writers keep the entry count past its bound, eviction batches, up to {@link
+     * #BATCHES_PER_TASK} (the next writer past the bound schedules the task again).
      */
     private void maintain() {
         maintenanceScheduled.set(false);
