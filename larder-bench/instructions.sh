@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Instructions per call of a cache, counted by valgrind: a figure that, unlike a time, is the
+# same run after run on a machine shared with other jobs.
+#
+#   larder-bench/instructions.sh                                  # Larder's GET at 10K entries
+#   CACHES='larder ohc caffeine' OPS='get overwrite insert' SIZES='10000 100000' TOP=20 \
+#     larder-bench/instructions.sh
+#
+# For each cache, operation and size it runs dev.larder.bench.InstructionProbe twice under
+# `valgrind --tool=callgrind` (the same fill and warm-up, then BASE calls and BASE + CALLS calls)
+# and prints the difference in instructions divided by CALLS: the caller's thread, other Java
+# threads (an executor that evicts), and the GC; with TOP=N, the N pieces of code that take most of
+# them (by the JIT's names). The JVM runs with -Xbatch, so that the code measured is the compiled
+# code. Each cache gets only its own JVM flags. Needs valgrind (Debian: apt-get install valgrind).
+# A count says nothing about cache misses or waits: confirm a change with a timed A/B (ab.sh).
+set -euo pipefail
+
+: "${CACHES:=larder}"
+: "${OPS:=get}"                   # get, overwrite, insert
+: "${SIZES:=10000}"
+: "${WARMUP:=300000}"             # calls before either run's measured calls (compiled by then)
+: "${BASE:=100000}"               # calls of the first run
+: "${CALLS:=1000000}"             # calls the second run makes beyond the first's
+: "${TOP:=0}"                     # show the TOP pieces of code by instructions per call
+: "${JAR:=larder-bench/target/benchmarks.jar}"
+: "${FLAGS:=}"                    # extra JVM flags (e.g. a -D switch to compare)
+: "${KEEP:=}"                     # a directory to keep the callgrind files in
+
+cd "$(dirname "$0")/.."
+command -v valgrind >/dev/null || { echo "instructions.sh: valgrind is not installed" >&2; exit 2; }
+[[ -f "$JAR" ]] || { echo "instructions.sh: no $JAR; build it: ./mvnw -q -pl larder-bench -am -DskipTests package" >&2; exit 2; }
+JAR=$(realpath "$JAR")
+: "${JAVA:=$(./mvnw -B --version | sed -n 's/^Java version:.*runtime: //p')/bin/java}"
+WORK=${KEEP:-$(mktemp -d)}
+mkdir -p "$WORK"
+[[ -n "$KEEP" ]] || trap 'rm -rf "$WORK"' EXIT
+
+# One run under callgrind, its files in $1: per-thread counts and the JIT's perf map.
+count() {
+  local dir=$1 cache=$2 op=$3 size=$4 calls=$5
+  rm -rf "$dir"; mkdir -p "$dir"
+  # shellcheck disable=SC2046,SC2086 # the peer's flags and FLAGS are word lists
+  (cd "$dir" && valgrind --tool=callgrind --smc-check=all-non-file --separate-threads=yes \
+      --dump-instr=yes --compress-pos=no --compress-strings=no --callgrind-out-file="$dir/cg.%p" \
+      "$JAVA" -Xbatch -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit -Xms2g -Xmx2g \
+      $("$JAVA" -cp "$JAR" dev.larder.bench.Peer "$cache") $FLAGS \
+      -cp "$JAR" dev.larder.bench.InstructionProbe --cache "$cache" --op "$op" --entries "$size" \
+      --warmup "$WARMUP" --calls "$calls" > "$dir/out.txt" 2> "$dir/valgrind.log") \
+    || { tail -n 20 "$dir/valgrind.log" >&2; echo "instructions.sh: the run failed ($dir)" >&2; exit 1; }
+  # DumpPerfMapAtExit writes /tmp/perf-<pid>.map; keep it with its run.
+  local pid
+  pid=$(sed -n 's/^==\([0-9]*\)== Command:.*/\1/p' "$dir/valgrind.log" | head -n 1)
+  mv "/tmp/perf-$pid.map" "$dir/"
+}
+
+for cache in $CACHES; do for op in $OPS; do for size in $SIZES; do
+  a="$WORK/$cache-$op-$size-a" b="$WORK/$cache-$op-$size-b"
+  count "$a" "$cache" "$op" "$size" "$BASE"
+  count "$b" "$cache" "$op" "$size" $((BASE + CALLS))
+  echo "$cache $op N=$size ${FLAGS:+($FLAGS) }$(python3 larder-bench/instructions.py "$a" "$BASE" "$b" $((BASE + CALLS)) "$TOP")"
+done; done; done

@@ -1,0 +1,117 @@
+package dev.larder.bench;
+
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The program {@code larder-bench/instructions.sh} runs under valgrind to count the instructions
+ * one call of a cache takes: fills a cache with N entries (16-byte keys, 256-byte values), makes
+ * {@code --warmup} calls (so that the JIT has compiled the path), then {@code --calls} more. The
+ * script runs it twice with different {@code --calls} and divides the difference in instructions
+ * by the difference in calls, which cancels the start, the fill and the warm-up.
+ *
+ * <p>Unlike a time, an instruction count is the same run after run on a machine shared with other
+ * jobs, so it resolves a change of a few percent in one pair of runs; it says nothing about cache
+ * misses or waits (a path can get shorter and slower), so a change it finds still needs a timed
+ * A/B ({@code larder-bench/ab.sh}).
+ *
+ * <p>{@code --op get} reads uniformly random present keys; {@code overwrite} puts a fixed value
+ * under uniformly random present keys; {@code insert} puts fresh keys in turn from {@code
+ * GetPutBenchmark.putInsert}'s pool, so the cache evicts at every insert. Each operation's loop is
+ * a method of its own, so the probe adds the same few instructions per call to every cache.
+ */
+public final class InstructionProbe {
+    private InstructionProbe() {}
+
+    public static void main(String[] args) {
+        Map<String, String> opts = ProbeArgs.parse(args, Set.of());
+        String name = opts.getOrDefault("cache", "larder");
+        String op = opts.getOrDefault("op", "get");
+        int entries = Integer.parseInt(opts.getOrDefault("entries", "10000"));
+        long warmup = Long.parseLong(opts.getOrDefault("warmup", "300000"));
+        long calls = Long.parseLong(opts.getOrDefault("calls", "1000000"));
+        if (entries <= 0 || warmup < 0 || calls < 0) {
+            throw new IllegalArgumentException("need entries > 0, warmup and calls >= 0: " + opts);
+        }
+        Calls run =
+                switch (op) {
+                    case "get" -> InstructionProbe::gets;
+                    case "overwrite" -> InstructionProbe::overwrites;
+                    case "insert" -> InstructionProbe::inserts;
+                    default -> throw new IllegalArgumentException("--op must be get, overwrite or insert, not " + op);
+                };
+        String[] keys = Keys.keys(0, entries);
+        Workload w = new Workload(
+                keys,
+                op.equals("insert") ? Keys.keys(entries, GetPutBenchmark.insertPoolSize(entries)) : null,
+                Keys.value(-1, 256));
+        try (BenchCache cache = Caches.create(name, entries, 256)) {
+            for (int i = 0; i < entries; i++) {
+                cache.put(keys[i], Keys.value(i, 256));
+            }
+            long sink = run.calls(cache, w, warmup);
+            sink += run.calls(cache, w, calls);
+            System.out.println(name + " " + op + " " + entries + ": " + calls + " calls measured (" + sink + ")");
+        }
+    }
+
+    /** Keys, the insert pool and the value, with each generator's position. */
+    static final class Workload {
+        final String[] keys;
+        final String[] fresh;
+        final byte[] value;
+        long seed = 0x9E37_79B9_7F4A_7C15L;
+        int next;
+
+        Workload(String[] keys, String[] fresh, byte[] value) {
+            this.keys = keys;
+            this.fresh = fresh;
+            this.value = value;
+        }
+
+        /** A uniformly random index of a present key (xorshift, as {@code GetPutBenchmark}). */
+        int nextPresent() {
+            long x = seed;
+            x ^= x << 13;
+            x ^= x >>> 7;
+            x ^= x << 17;
+            seed = x;
+            return (int) (((x >>> 32) * keys.length) >>> 32);
+        }
+
+        String nextFresh() {
+            String key = fresh[next];
+            next = next + 1 == fresh.length ? 0 : next + 1;
+            return key;
+        }
+    }
+
+    @FunctionalInterface
+    interface Calls {
+        /** Makes {@code n} calls; returns something of their results, so none is dead code. */
+        long calls(BenchCache cache, Workload w, long n);
+    }
+
+    static long gets(BenchCache cache, Workload w, long n) {
+        long sink = 0;
+        for (long i = 0; i < n; i++) {
+            byte[] v = cache.get(w.keys[w.nextPresent()]);
+            sink += v == null ? 1 : v.length;
+        }
+        return sink;
+    }
+
+    static long overwrites(BenchCache cache, Workload w, long n) {
+        for (long i = 0; i < n; i++) {
+            cache.put(w.keys[w.nextPresent()], w.value);
+        }
+        return n;
+    }
+
+    static long inserts(BenchCache cache, Workload w, long n) {
+        for (long i = 0; i < n; i++) {
+            cache.put(w.nextFresh(), w.value);
+        }
+        return n;
+    }
+}
