@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
-"""Instructions per call from two callgrind runs of InstructionProbe (see instructions.sh).
+"""Instructions per call from a callgrind run of InstructionProbe (see instructions.sh).
 
-    instructions.py <run-dir-1> <calls-1> <run-dir-2> <calls-2> [top]
+    instructions.py <run-dir> <warmup> <calls> [top]
 
-Each run directory holds callgrind's per-thread files (cg.<pid>-<nn>) and the JVM's perf map
-(perf-<pid>.map, from -XX:+DumpPerfMapAtExit), which names the JIT's code by address. Every
-thread is given a role by what it ran: 'main' (the probe's thread: the cache's calls), 'java'
-(other threads running Java code: a cache's executor, its maintenance), 'gc', 'jit' (the
-compilers, left out of the totals: they compile, they do not serve calls) and 'other'. The
-figures are the second run minus the first, divided by the calls between them, so that the
-start, the fill and the warm-up cancel; the per-method lines do the same per method name.
+The run directory holds callgrind's files and the JVM's perf map (perf-<pid>.map, from
+-XX:+DumpPerfMapAtExit), which names the JIT's code by address. callgrind ran with
+--dump-before=sched_yield, and the probe calls Thread.yield (sched_yield) just before and just
+after its measured calls, so the caller's thread has a part (cg.<pid>.<n>-<thread>) that holds
+exactly those calls: its instructions divided by the calls are the caller's figure. Other threads
+(an executor that evicts, the GC, the compilers) are not cut at the marks; their counts over the
+whole run (fill, warm-up and measured calls) are divided by all the calls made, an average that
+the fill inflates, shown apart.
 """
 import bisect
 import collections
@@ -39,8 +40,8 @@ def short_name(name):
     return m.group(1) if m else name
 
 
-def thread_costs(path, starts, ranges):
-    """Self instructions per code name in one callgrind thread file."""
+def costs(path, starts, ranges):
+    """Self instructions per piece of code in one callgrind file."""
     cost = collections.Counter()
     fn = "?"
     skip_next = False
@@ -66,59 +67,58 @@ def thread_costs(path, starts, ranges):
 
 
 def role(cost):
+    """What a thread did, by the code it ran: 'java', 'jit', 'gc' or 'other'."""
     total = sum(cost.values()) or 1
-    if any(n.startswith("dev.larder.bench.InstructionProbe") for n in cost):
-        return "main"
-    native = collections.Counter()
-    for n, c in cost.items():
-        if n.startswith("[native] "):
-            native[n] += c
+    native = {n: c for n, c in cost.items() if n.startswith("[native] ")}
     jit = sum(c for n, c in native.items() if re.search(r"Compile|Compilation|PhaseChaitin|LinearScan|C2|Matcher", n))
-    gc = sum(c for n, c in native.items() if re.search(r"G1|Par|Gc|GC|oop|Oop", n))
-    java = total - sum(native.values())
+    gc = sum(c for n, c in native.items() if re.search(r"G1|GC|Gc", n))
     if jit > 0.3 * total:
         return "jit"
-    if java > 0.5 * total:
+    if total - sum(native.values()) > 0.5 * total:
         return "java"
     if gc > 0.3 * total:
         return "gc"
     return "other"
 
 
-def run_costs(run_dir):
-    starts, ranges = perf_map(run_dir)
-    by_role = collections.defaultdict(collections.Counter)
-    for path in sorted(glob.glob(os.path.join(run_dir, "cg.*-*"))):
-        cost = thread_costs(path, starts, ranges)
-        by_role[role(cost)].update(cost)
-    if "main" not in by_role:
-        sys.exit(f"instructions.py: no thread of {run_dir} ran InstructionProbe")
-    return by_role
-
-
 def main():
-    if len(sys.argv) < 5:
+    if len(sys.argv) < 4:
         sys.exit(__doc__)
-    a, calls_a, b, calls_b = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
-    top = int(sys.argv[5]) if len(sys.argv) > 5 else 0
-    if calls_b <= calls_a:
-        sys.exit("instructions.py: the second run must make more calls than the first")
-    ra, rb = run_costs(a), run_costs(b)
-    n = calls_b - calls_a
-    totals = {}
-    for r in ("main", "java", "gc", "other"):
-        totals[r] = (sum(rb[r].values()) - sum(ra[r].values())) / n
-    served = totals["main"] + totals["java"] + totals["gc"]
-    print(f"instructions per call: {served:.0f} (caller {totals['main']:.0f}, other Java threads "
-          f"{totals['java']:.0f}, GC {totals['gc']:.0f}; not counted: JIT compilers, other {totals['other']:.0f})")
+    run_dir, warmup, calls = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    top = int(sys.argv[4]) if len(sys.argv) > 4 else 0
+    starts, ranges = perf_map(run_dir)
+    parts = collections.defaultdict(list)  # thread -> [(part, path)]
+    finals = {}
+    for path in glob.glob(os.path.join(run_dir, "cg.*")):
+        m = re.search(r"cg\.\d+(?:\.(\d+))?-(\d+)$", path)
+        if not m:
+            continue
+        if m.group(1):
+            parts[m.group(2)].append((int(m.group(1)), path))
+        else:
+            finals[m.group(2)] = path
+    caller = None
+    for thread, ps in parts.items():
+        last = costs(max(ps)[1], starts, ranges)
+        if any(n.startswith("dev.larder.bench.InstructionProbe") for n in last):
+            caller = (thread, last)
+    if caller is None:
+        sys.exit(f"instructions.py: no thread of {run_dir} has a part between the probe's marks")
+    measured = caller[1]
+    per_call = sum(measured.values()) / calls
+    others = collections.Counter()
+    for thread, path in finals.items():
+        if thread == caller[0]:
+            continue
+        c = costs(path, starts, ranges)
+        others[role(c)] += sum(c.values())
+    made = calls + warmup
+    print(f"instructions per call: {per_call:.0f} in the caller's thread (other threads, averaged over the "
+          f"whole run: Java {others['java'] / made:.0f}, GC {others['gc'] / made:.0f})")
     if top:
-        diff = collections.Counter()
-        for r in ("main", "java"):
-            for name in set(ra[r]) | set(rb[r]):
-                diff[(r, name)] += (rb[r][name] - ra[r][name]) / n
-        print(f"  top {top} by instructions per call (thread role, code):")
-        for (r, name), c in sorted(diff.items(), key=lambda kv: -kv[1])[:top]:
-            print(f"  {c:8.1f}  {r:4}  {name}")
+        print(f"  top {top} of the caller's, per call:")
+        for name, c in measured.most_common(top):
+            print(f"  {c / calls:8.1f}  {name}")
 
 
 if __name__ == "__main__":

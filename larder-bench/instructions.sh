@@ -6,21 +6,21 @@
 #   CACHES='larder ohc caffeine' OPS='get overwrite insert' SIZES='10000 100000' TOP=20 \
 #     larder-bench/instructions.sh
 #
-# For each cache, operation and size it runs dev.larder.bench.InstructionProbe twice under
-# `valgrind --tool=callgrind` (the same fill and warm-up, then BASE calls and BASE + CALLS calls)
-# and prints the difference in instructions divided by CALLS: the caller's thread, other Java
-# threads (an executor that evicts), and the GC; with TOP=N, the N pieces of code that take most of
-# them (by the JIT's names). The JVM runs with -Xbatch, so that the code measured is the compiled
-# code. Each cache gets only its own JVM flags. Needs valgrind (Debian: apt-get install valgrind).
-# A count says nothing about cache misses or waits: confirm a change with a timed A/B (ab.sh).
+# For each cache, operation and size it runs dev.larder.bench.InstructionProbe once under
+# `valgrind --tool=callgrind`: fill, WARMUP calls, a mark, CALLS calls, a mark. callgrind dumps its
+# counts at each mark (Thread.yield's sched_yield), so the caller's instructions between the marks,
+# divided by CALLS, are exact; with TOP=N it lists the N pieces of code (by the JIT's names) that
+# take most of them. Other threads (an executor that evicts, the GC) are averaged over the whole
+# run. The JVM runs with -Xbatch, so the measured calls run compiled code. Each cache gets only its
+# own JVM flags. Needs valgrind (Debian: apt-get install valgrind). A count says nothing about
+# cache misses or waits: confirm a change with a timed A/B (ab.sh).
 set -euo pipefail
 
 : "${CACHES:=larder}"
 : "${OPS:=get}"                   # get, overwrite, insert
 : "${SIZES:=10000}"
 : "${WARMUP:=300000}"             # calls before either run's measured calls (compiled by then)
-: "${BASE:=100000}"               # calls of the first run
-: "${CALLS:=1000000}"             # calls the second run makes beyond the first's
+: "${CALLS:=1000000}"             # calls measured, between the marks
 : "${TOP:=0}"                     # show the TOP pieces of code by instructions per call
 : "${JAR:=larder-bench/target/benchmarks.jar}"
 : "${FLAGS:=}"                    # extra JVM flags (e.g. a -D switch to compare)
@@ -35,17 +35,18 @@ WORK=${KEEP:-$(mktemp -d)}
 mkdir -p "$WORK"
 [[ -n "$KEEP" ]] || trap 'rm -rf "$WORK"' EXIT
 
-# One run under callgrind, its files in $1: per-thread counts and the JIT's perf map.
+# One run under callgrind, its files in $1: per-thread counts, cut at the marks, and the JIT's perf map.
 count() {
-  local dir=$1 cache=$2 op=$3 size=$4 calls=$5
+  local dir=$1 cache=$2 op=$3 size=$4
   rm -rf "$dir"; mkdir -p "$dir"
   # shellcheck disable=SC2046,SC2086 # the peer's flags and FLAGS are word lists
   (cd "$dir" && valgrind --tool=callgrind --smc-check=all-non-file --separate-threads=yes \
-      --dump-instr=yes --compress-pos=no --compress-strings=no --callgrind-out-file="$dir/cg.%p" \
+      --dump-instr=yes --compress-pos=no --compress-strings=no --dump-before=sched_yield \
+      --callgrind-out-file="$dir/cg.%p" \
       "$JAVA" -Xbatch -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit -Xms2g -Xmx2g \
       $("$JAVA" -cp "$JAR" dev.larder.bench.Peer "$cache") $FLAGS \
       -cp "$JAR" dev.larder.bench.InstructionProbe --cache "$cache" --op "$op" --entries "$size" \
-      --warmup "$WARMUP" --calls "$calls" > "$dir/out.txt" 2> "$dir/valgrind.log") \
+      --warmup "$WARMUP" --calls "$CALLS" > "$dir/out.txt" 2> "$dir/valgrind.log") \
     || { tail -n 20 "$dir/valgrind.log" >&2; echo "instructions.sh: the run failed ($dir)" >&2; exit 1; }
   # DumpPerfMapAtExit writes /tmp/perf-<pid>.map; keep it with its run.
   local pid
@@ -54,8 +55,7 @@ count() {
 }
 
 for cache in $CACHES; do for op in $OPS; do for size in $SIZES; do
-  a="$WORK/$cache-$op-$size-a" b="$WORK/$cache-$op-$size-b"
-  count "$a" "$cache" "$op" "$size" "$BASE"
-  count "$b" "$cache" "$op" "$size" $((BASE + CALLS))
-  echo "$cache $op N=$size ${FLAGS:+($FLAGS) }$(python3 larder-bench/instructions.py "$a" "$BASE" "$b" $((BASE + CALLS)) "$TOP")"
+  run="$WORK/$cache-$op-$size"
+  count "$run" "$cache" "$op" "$size"
+  echo "$cache $op N=$size ${FLAGS:+($FLAGS) }$(python3 larder-bench/instructions.py "$run" "$WARMUP" "$CALLS" "$TOP")"
 done; done; done

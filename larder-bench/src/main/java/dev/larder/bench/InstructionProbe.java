@@ -50,7 +50,11 @@ public final class InstructionProbe {
                 cache.put(keys[i], Keys.value(i, 256));
             }
             long sink = run.calls(cache, w, warmup);
+            // The marks: instructions.sh has callgrind dump its counts at every sched_yield, which
+            // Thread.yield calls, so the part between these two is the measured calls alone.
+            Thread.yield();
             sink += run.calls(cache, w, calls);
+            Thread.yield();
             System.out.println(name + " " + op + " " + entries + ": " + calls + " calls measured (" + sink + ")");
         }
     }
