@@ -4,7 +4,7 @@ import dev.larder.Codec;
 import dev.larder.internal.hash.KeyHash;
 import dev.larder.internal.memory.RecordLayout;
 import java.lang.foreign.MemorySegment;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A per-thread heap buffer that a key is encoded into before it is hashed and compared, so a
@@ -36,7 +36,15 @@ final class KeyScratch {
      */
     final int threadIndex;
 
-    private static final AtomicInteger THREADS = new AtomicInteger();
+    /**
+     * This thread's number among the threads that used a cache, not wrapped: {@link
+     * #threadIndex} is its low 32 bits. A number below a buffer's stripe count is the only one on
+     * its stripe for good, which lets the thread count there without an atomic (see {@code
+     * AccessBuffer#count}); the numbers after it wrap only past 2^63 threads.
+     */
+    final long ordinal;
+
+    private static final AtomicLong THREADS = new AtomicLong();
 
     /** Writes by this thread, to run the routine maintenance every so many (deterministically). */
     int writes;
@@ -80,7 +88,8 @@ final class KeyScratch {
         this.bytes = new byte[capacity];
         this.segment = MemorySegment.ofArray(bytes);
         this.owner = owner == null ? this : owner;
-        this.threadIndex = owner == null ? THREADS.getAndIncrement() : owner.threadIndex;
+        this.ordinal = owner == null ? THREADS.getAndIncrement() : owner.ordinal;
+        this.threadIndex = (int) ordinal;
     }
 
     /** This thread's stripe among {@code stripes} (a power of two). */

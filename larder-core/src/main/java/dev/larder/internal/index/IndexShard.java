@@ -89,6 +89,9 @@ public final class IndexShard extends ShardLock {
     private long puts;
 
     private final double maxLoad;
+    /** {@code (long) (capacity * maxLoad)}: the count a table may reach before it grows, kept with the capacity. */
+    private long growthCount;
+
     private final boolean adviseHugePages;
 
     public IndexShard(int initialCapacity, double maxLoad, MemoryBudget budget) {
@@ -120,6 +123,7 @@ public final class IndexShard extends ShardLock {
         this.block = firstTable != null ? firstTable : NativeMemory.allocate(bytes, adviseHugePages);
         this.table = block.segment();
         this.capacity = (int) (bytes / 8);
+        this.growthCount = (long) (capacity * maxLoad);
     }
 
     /** The bytes of a shard's first table for {@code initialCapacity} slots. */
@@ -155,6 +159,13 @@ public final class IndexShard extends ShardLock {
      * validation: the caller validates (or is inside a reader epoch and validates only misses).
      * A concurrent change can make it see garbage; it stays inside the table and the pages (every
      * access is bounds-checked) and may then throw, which the caller treats as a raced read.
+     *
+     * <p>The words are read plainly: an acquiring read of each would keep the JIT from taking the
+     * table's bounds and liveness checks out of the loop (they were most of a GET's probe, counted
+     * with {@code larder-bench/instructions.sh}). The optimistic reader's validation orders its
+     * reads; a reader in an epoch reads a record only through the location its word gave, a load
+     * that cannot be made before the word's, of a record written before its word was published
+     * (a release store).
      */
     public long probe(long hash, PageStore store, byte[] key, int keyLength, RecordLayout.Header h) {
         long tag = IndexWord.tagOf(hash);
@@ -162,7 +173,7 @@ public final class IndexShard extends ShardLock {
         int cap = (int) (t.byteSize() >>> 3);
         int slot = IndexWord.homeSlot(hash, cap);
         for (int d = 0; d <= IndexWord.MAX_DIST; d++) {
-            long w = (long) WORD.getAcquire(t, (long) slot << 3);
+            long w = (long) WORD.get(t, (long) slot << 3);
             if (w == IndexWord.EMPTY || IndexWord.dist(w) < d) {
                 return IndexWord.EMPTY;
             }
@@ -260,7 +271,7 @@ public final class IndexShard extends ShardLock {
 
     /** Whether one more insert fits without growing the table. */
     public boolean hasRoomWithoutGrowth() {
-        return count + 1 <= (long) (capacity * maxLoad) && maxDist < GROW_DIST;
+        return count + 1 <= growthCount && maxDist < GROW_DIST;
     }
 
     /** Whether one more insert fits at the hard maximum load (used when growth is refused). */
@@ -423,6 +434,7 @@ public final class IndexShard extends ShardLock {
         NativeMemory.Block old = block;
         block = newBlock;
         capacity = newCap;
+        growthCount = (long) (newCap * maxLoad);
         beginChange();
         table = n;
         endChange();

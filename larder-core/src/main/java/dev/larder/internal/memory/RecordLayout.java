@@ -302,6 +302,12 @@ public final class RecordLayout {
         if (length > WORDWISE_MAX) {
             return MemorySegment.mismatch(page, at, at + length, MemorySegment.ofArray(bytes), 0, length) < 0;
         }
+        if (length >= 8 && length <= 16) {
+            // The first and the last 8 bytes (overlapping below 16): no loop, whose counter and
+            // safepoint poll were a third of the comparison of a 16-byte key.
+            return page.get(HEAD, at) == (long) ARRAY_LONG.get(bytes, 0)
+                    && page.get(HEAD, at + length - 8) == (long) ARRAY_LONG.get(bytes, length - 8);
+        }
         int i = 0;
         for (; i + 8 <= length; i += 8) {
             if (page.get(HEAD, at + i) != (long) ARRAY_LONG.get(bytes, i)) {

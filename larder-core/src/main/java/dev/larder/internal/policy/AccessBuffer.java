@@ -20,8 +20,12 @@ import java.lang.invoke.VarHandle;
  * the head and the slots that the producers then had to fetch back, were most of a read's
  * bookkeeping).
  *
- * <p>Counting is exact: {@link #count} is an atomic add on the stripe's own counter, on a line
- * only producers write. The cache counts its hits and puts here.
+ * <p>Counting is exact. A thread whose number ({@code KeyScratch.ordinal}) is below the stripe
+ * count is the only thread ever given that stripe, and counts on a counter of its own with a plain
+ * read and a plain store; every other thread counts with an atomic add on the stripe's shared
+ * counter. Both are on a line only producers write, and a count is their sum. The atomic was a
+ * {@code lock xadd} per GET, a full fence on x86 that kept the next call's loads from starting
+ * before it (docs/speed-work.md, forty-third session). The cache counts its hits and puts here.
  *
  * <p>A stripe is chosen by the caller's thread index (a number each thread keeps, handed out in
  * turn, so that the first threads get stripes of their own); each stripe's counters fill 128
@@ -52,6 +56,9 @@ public final class AccessBuffer {
     private static final int TAIL = 8;
 
     private static final int COUNT = 9;
+
+    /** The count of the stripe's sole thread (the one whose number is the stripe's), on the same line. */
+    private static final int SOLE_COUNT = 10;
 
     private final int stripeMask;
     private final int capacity;
@@ -116,24 +123,51 @@ public final class AccessBuffer {
     }
 
     /**
-     * Counts one access, exactly: an atomic add on the stripe of the caller's {@code thread}
-     * index. Returns the stripe's count with it, which callers may use to sample (every n-th
-     * access of a stripe).
+     * Counts one access, exactly, on the stripe of the caller's thread number {@code ordinal}
+     * (its {@code KeyScratch.ordinal}; the stripe is that of its low 32 bits, as for {@link
+     * #record}): without an atomic if the caller is the stripe's sole thread (its number is below
+     * the stripe count), else with an atomic add. Returns the caller's count on the stripe with
+     * it, which callers may use to sample (every n-th access).
      */
-    public long count(int thread) {
-        return (long) LONGS.getAndAdd(counters, counterBase(stripeOf(thread)) + COUNT, 1L) + 1;
+    public long count(long ordinal) {
+        int base = counterBase(stripeOf((int) ordinal));
+        if (soleOnStripe(ordinal)) {
+            long c = (long) LONGS.getOpaque(counters, base + SOLE_COUNT) + 1;
+            LONGS.setOpaque(counters, base + SOLE_COUNT, c);
+            return c;
+        }
+        return (long) LONGS.getAndAdd(counters, base + COUNT, 1L) + 1;
     }
 
-    /** Takes back one count on {@code thread}'s stripe: the access it counted did not happen after all. */
-    public void uncount(int thread) {
-        LONGS.getAndAdd(counters, counterBase(stripeOf(thread)) + COUNT, -1L);
+    /** Takes back one count of the caller's ({@link #count}): the access did not happen after all. */
+    public void uncount(long ordinal) {
+        int base = counterBase(stripeOf((int) ordinal));
+        if (soleOnStripe(ordinal)) {
+            LONGS.setOpaque(counters, base + SOLE_COUNT, (long) LONGS.getOpaque(counters, base + SOLE_COUNT) - 1);
+        } else {
+            LONGS.getAndAdd(counters, base + COUNT, -1L);
+        }
     }
 
-    /** Every access counted so far: exact once the counting calls have returned. */
+    /**
+     * Whether the thread numbered {@code ordinal} is the only one ever given its stripe: numbers
+     * are handed out in turn and never again, so number s is the only one below the stripe count
+     * that maps to stripe s; every later number on that stripe is at least the stripe count.
+     */
+    private boolean soleOnStripe(long ordinal) {
+        return ordinal >= 0 && ordinal <= stripeMask;
+    }
+
+    /**
+     * Every access counted so far: exact once the counting calls have returned (and their
+     * threads' stores are visible: after a join, or any other happens-before).
+     */
     public long counted() {
         long sum = 0;
         for (int stripe = 0; stripe <= stripeMask; stripe++) {
-            sum += (long) LONGS.getVolatile(counters, counterBase(stripe) + COUNT);
+            int base = counterBase(stripe);
+            sum += (long) LONGS.getVolatile(counters, base + COUNT)
+                    + (long) LONGS.getVolatile(counters, base + SOLE_COUNT);
         }
         return sum;
     }
