@@ -37,6 +37,9 @@ final class LarderAdapter implements BenchCache {
         if (EXPIRE_AFTER_WRITE_SECONDS > 0) {
             builder.expireAfterWrite(Duration.ofSeconds(EXPIRE_AFTER_WRITE_SECONDS));
         }
+        if (CALLER_RUNS) {
+            builder.executor(Runnable::run);
+        }
         this.cache = builder.build();
     }
 
@@ -71,6 +74,14 @@ final class LarderAdapter implements BenchCache {
      * asks, as the benchmarks run it with {@code --enable-native-access=ALL-UNNAMED}).
      */
     static final String ADVISE_HUGE_PAGES = System.getProperty("larder.bench.adviseHugePages");
+
+    /**
+     * {@code -Dlarder.bench.callerRuns=true}: maintenance runs on the caller's thread
+     * ({@code executor(Runnable::run)}), so an insert always carries its own eviction: what
+     * {@code instructions.sh} counts is then the same run after run (with the default executor,
+     * how much of it the executor takes depends on the thread census's timing).
+     */
+    static final boolean CALLER_RUNS = Boolean.getBoolean("larder.bench.callerRuns");
 
     @Override
     public byte[] get(String key) {
