@@ -47,11 +47,22 @@ count() {
       $("$JAVA" -cp "$JAR" dev.larder.bench.Peer "$cache") $FLAGS \
       -cp "$JAR" dev.larder.bench.InstructionProbe --cache "$cache" --op "$op" --entries "$size" \
       --warmup "$WARMUP" --calls "$CALLS" > "$dir/out.txt" 2> "$dir/valgrind.log") \
-    || { tail -n 20 "$dir/valgrind.log" >&2; echo "instructions.sh: the run failed ($dir)" >&2; exit 1; }
-  # DumpPerfMapAtExit writes /tmp/perf-<pid>.map; keep it with its run.
+    || measured_then_failed "$dir"
+  # The probe writes /tmp/perf-<pid>.map before its marks, DumpPerfMapAtExit again at exit; keep
+  # it with its run.
   local pid
   pid=$(sed -n 's/^==\([0-9]*\)== Command:.*/\1/p' "$dir/valgrind.log" | head -n 1)
   mv "/tmp/perf-$pid.map" "$dir/"
+}
+
+# A JVM that fails after the probe's measured calls (some crash under valgrind as they exit) has
+# still counted them: go on, and say so. One that failed before is a failed run.
+measured_then_failed() {
+  if grep -q 'calls measured' "$1/out.txt"; then
+    echo "instructions.sh: the JVM failed after the measured calls (see $1/valgrind.log); counted anyway" >&2
+  else
+    tail -n 20 "$1/valgrind.log" >&2; echo "instructions.sh: the run failed ($1)" >&2; exit 1
+  fi
 }
 
 for cache in $CACHES; do for op in $OPS; do for size in $SIZES; do

@@ -1,14 +1,16 @@
 package dev.larder.bench;
 
+import java.io.IOException;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.Set;
 
 /**
  * The program {@code larder-bench/instructions.sh} runs under valgrind to count the instructions
  * one call of a cache takes: fills a cache with N entries (16-byte keys, 256-byte values), makes
- * {@code --warmup} calls (so that the JIT has compiled the path), then {@code --calls} more. The
- * script runs it twice with different {@code --calls} and divides the difference in instructions
- * by the difference in calls, which cancels the start, the fill and the warm-up.
+ * {@code --warmup} calls (so that the JIT has compiled the path), then {@code --calls} more
+ * between two marks ({@code Thread.yield}, at whose {@code sched_yield} callgrind dumps its
+ * counts), so that the caller's part between the marks is the measured calls alone.
  *
  * <p>Unlike a time, an instruction count is the same run after run on a machine shared with other
  * jobs, so it resolves a change of a few percent in one pair of runs; it says nothing about cache
@@ -50,12 +52,41 @@ public final class InstructionProbe {
                 cache.put(keys[i], Keys.value(i, 256));
             }
             long sink = run.calls(cache, w, warmup);
+            writePerfMap();
             // The marks: instructions.sh has callgrind dump its counts at every sched_yield, which
             // Thread.yield calls, so the part between these two is the measured calls alone.
             Thread.yield();
             sink += run.calls(cache, w, calls);
             Thread.yield();
             System.out.println(name + " " + op + " " + entries + ": " + calls + " calls measured (" + sink + ")");
+        }
+    }
+
+    /**
+     * Writes the JIT's perf map now ({@code /tmp/perf-<pid>.map}, as {@code jcmd <pid>
+     * Compiler.perfmap} would), before the marks: some JVMs crash under valgrind after the measured
+     * calls (Caffeine's eviction did, on JDK 25.0.3), and the map that {@code
+     * -XX:+DumpPerfMapAtExit} writes at a normal exit would then be missing. The code the
+     * measured calls run was compiled during the warm-up ({@code -Xbatch}).
+     */
+    static void writePerfMap() {
+        // jcmd in a process of its own: the dcmd then runs in the VM's attach listener, with no
+        // class loading in this one (the platform MBean server's, in-process, made the JIT's
+        // code crash under valgrind).
+        String jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd").toString();
+        try {
+            Process p = new ProcessBuilder(
+                            jcmd, Long.toString(ProcessHandle.current().pid()), "Compiler.perfmap")
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .start();
+            if (p.waitFor() != 0) {
+                System.err.println("InstructionProbe: jcmd Compiler.perfmap exited with " + p.exitValue());
+            }
+        } catch (IOException e) {
+            System.err.println("InstructionProbe: no perf map written before the marks: " + e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

@@ -2,7 +2,11 @@ package dev.larder.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
@@ -63,6 +67,20 @@ class InstructionProbeTest {
             long original =
                     Arrays.stream(w.keys).filter(k -> cache.get(k) != null).count();
             assertThat(original).as("filled keys left after inserts").isLessThan(ENTRIES);
+        }
+    }
+
+    @Test
+    void thePerfMapIsWrittenBeforeTheMarks() throws IOException {
+        assumeTrue(System.getProperty("os.name").startsWith("Linux"), "perf maps are a Linux format");
+        Path map = Path.of("/tmp", "perf-" + ProcessHandle.current().pid() + ".map");
+        Files.deleteIfExists(map);
+        try {
+            InstructionProbe.writePerfMap();
+            // This JVM's compiled code, named: the map instructions.py resolves addresses with.
+            assertThat(Files.readAllLines(map)).anyMatch(line -> line.matches("0x[0-9a-f]+ 0x[0-9a-f]+ .+"));
+        } finally {
+            Files.deleteIfExists(map);
         }
     }
 
