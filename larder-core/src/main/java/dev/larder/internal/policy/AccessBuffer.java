@@ -130,23 +130,23 @@ public final class AccessBuffer {
      * it, which callers may use to sample (every n-th access).
      */
     public long count(long ordinal) {
-        int base = counterBase(stripeOf((int) ordinal));
-        if (soleOnStripe(ordinal)) {
-            long c = (long) LONGS.getOpaque(counters, base + SOLE_COUNT) + 1;
-            LONGS.setOpaque(counters, base + SOLE_COUNT, c);
-            return c;
-        }
-        return (long) LONGS.getAndAdd(counters, base + COUNT, 1L) + 1;
+        return add(ordinal, 1);
     }
 
     /** Takes back one count of the caller's ({@link #count}): the access did not happen after all. */
     public void uncount(long ordinal) {
+        add(ordinal, -1);
+    }
+
+    /** Adds {@code delta} to the caller's count on its stripe (see {@link #count}); returns the new count. */
+    private long add(long ordinal, long delta) {
         int base = counterBase(stripeOf((int) ordinal));
         if (soleOnStripe(ordinal)) {
-            LONGS.setOpaque(counters, base + SOLE_COUNT, (long) LONGS.getOpaque(counters, base + SOLE_COUNT) - 1);
-        } else {
-            LONGS.getAndAdd(counters, base + COUNT, -1L);
+            long c = (long) LONGS.getOpaque(counters, base + SOLE_COUNT) + delta;
+            LONGS.setOpaque(counters, base + SOLE_COUNT, c);
+            return c;
         }
+        return (long) LONGS.getAndAdd(counters, base + COUNT, delta) + delta;
     }
 
     /**
