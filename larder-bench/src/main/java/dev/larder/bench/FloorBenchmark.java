@@ -187,10 +187,8 @@ public class FloorBenchmark {
         final byte[] value = new byte[VALUE];
 
         int next(int bound) {
-            x ^= x << 13;
-            x ^= x >>> 7;
-            x ^= x << 17;
-            return (int) (((x >>> 32) * bound) >>> 32);
+            x = Keys.xorshift(x);
+            return Keys.indexBelow(x, bound);
         }
     }
 

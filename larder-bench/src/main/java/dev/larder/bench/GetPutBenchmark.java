@@ -141,12 +141,8 @@ public class GetPutBenchmark extends PeersForked {
 
         /** A uniformly random index in [0, bound). */
         int nextIndex(int bound) {
-            long x = seed;
-            x ^= x << 13;
-            x ^= x >>> 7;
-            x ^= x << 17;
-            seed = x;
-            return (int) (((x >>> 32) * bound) >>> 32);
+            seed = Keys.xorshift(seed);
+            return Keys.indexBelow(seed, bound);
         }
 
         int nextInsert(int bound) {

@@ -81,12 +81,8 @@ public class InsertWhileReadingBenchmark extends PeersForked {
     @Group("insertWhileReading")
     @GroupThreads(1)
     public byte[] get(Cursor c) {
-        long x = c.seed;
-        x ^= x << 13;
-        x ^= x >>> 7;
-        x ^= x << 17;
-        c.seed = x;
-        return target.get(hotKeys[(int) (((x >>> 32) * hotKeys.length) >>> 32)]);
+        c.seed = Keys.xorshift(c.seed);
+        return target.get(hotKeys[Keys.indexBelow(c.seed, hotKeys.length)]);
     }
 
     /** Each thread's own position: the writer's in the insert pool, the reader's generator. */

@@ -106,12 +106,8 @@ public final class InstructionProbe {
 
         /** A uniformly random index of a present key (xorshift, as {@code GetPutBenchmark}). */
         int nextPresent() {
-            long x = seed;
-            x ^= x << 13;
-            x ^= x >>> 7;
-            x ^= x << 17;
-            seed = x;
-            return (int) (((x >>> 32) * keys.length) >>> 32);
+            seed = Keys.xorshift(seed);
+            return Keys.indexBelow(seed, keys.length);
         }
 
         String nextFresh() {

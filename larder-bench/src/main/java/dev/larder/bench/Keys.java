@@ -63,14 +63,28 @@ public final class Keys {
         return x;
     }
 
+    /**
+     * One step of xorshift64 (shifts 13, 7, 17): the generator every benchmark and probe draws its
+     * keys with, in its own thread's state (no allocation, nothing shared, a few instructions).
+     */
+    static long xorshift(long x) {
+        x ^= x << 13;
+        x ^= x >>> 7;
+        x ^= x << 17;
+        return x;
+    }
+
+    /** An index in [0, {@code bound}) from the high 32 bits of {@code x}: a multiply, no division. */
+    static int indexBelow(long x, int bound) {
+        return (int) (((x >>> 32) * bound) >>> 32);
+    }
+
     /** A value of {@code size} bytes whose content is derived from {@code seed}. */
     public static byte[] value(long seed, int size) {
         byte[] value = new byte[size];
         long x = seed * 0x9E3779B97F4A7C15L + 1;
         for (int i = 0; i < size; i++) {
-            x ^= x << 13;
-            x ^= x >>> 7;
-            x ^= x << 17;
+            x = xorshift(x);
             value[i] = (byte) x;
         }
         return value;

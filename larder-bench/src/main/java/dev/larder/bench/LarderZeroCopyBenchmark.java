@@ -70,12 +70,8 @@ public class LarderZeroCopyBenchmark {
         }
 
         int nextIndex(int bound) {
-            long x = seed;
-            x ^= x << 13;
-            x ^= x >>> 7;
-            x ^= x << 17;
-            seed = x;
-            return (int) (((x >>> 32) * bound) >>> 32);
+            seed = Keys.xorshift(seed);
+            return Keys.indexBelow(seed, bound);
         }
     }
 

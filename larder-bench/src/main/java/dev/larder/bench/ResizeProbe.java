@@ -51,9 +51,7 @@ public final class ResizeProbe {
             for (int r = 0; r < rounds; r++) {
                 long start = System.nanoTime();
                 for (long p = 0; p < puts; p++) {
-                    x ^= x << 13; // xorshift: no allocation, no shared state
-                    x ^= x >>> 7;
-                    x ^= x << 17;
+                    x = Keys.xorshift(x);
                     cache.put(keys[(int) Long.remainderUnsigned(x, entries)], values[turn++ & (values.length - 1)]);
                 }
                 long nanos = System.nanoTime() - start;

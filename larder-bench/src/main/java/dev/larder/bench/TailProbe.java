@@ -63,9 +63,7 @@ public final class TailProbe {
                         cache.put(key, insertValue);
                         latencies[i] = System.nanoTime() - start;
                     } else {
-                        x ^= x << 13;
-                        x ^= x >>> 7;
-                        x ^= x << 17;
+                        x = Keys.xorshift(x);
                         String key = keys[(int) ((x >>> 1) % entries)];
                         long start = System.nanoTime();
                         byte[] value = cache.get(key);
