@@ -56,6 +56,17 @@ final class LogCursor {
      */
     boolean sealed;
 
+    /**
+     * Whether the fields above describe the record under the cursor, parsed by the last {@link
+     * #next}: until the cursor moves, {@link #next} answers from them. What can change in a
+     * decided record meanwhile is not read from them: its ACCESS bits ({@link #access} reads
+     * the record), a padded record's value length (the evictor parses it again under the shard's
+     * lock), and whether an index word still leads to it (the evictor looks). The main queue's
+     * victim faces one candidate after another, and parsing it again for each duel was ~100
+     * instructions of an insert at 10K entries (docs/speed-work.md, forty-fourth session).
+     */
+    private boolean parsed;
+
     /** Where the page's records end, as last asked of the store (final once sealed). */
     private long limit = -1;
 
@@ -83,6 +94,9 @@ final class LogCursor {
      *     cursor can pass it (only when memory is needed)
      */
     Next next(boolean mayTakeActive) {
+        if (parsed) {
+            return Next.RECORD;
+        }
         // Small enough for the compiler to inline into the evictor (366 bytes in one method
         // were not): the common case is a record among those already known on the page.
         if (page >= 0 && offset < limit) {
@@ -155,6 +169,7 @@ final class LogCursor {
         header.parse(segment, offset, limit, store.shapes());
         location = store.location(page, offset);
         end = header.end;
+        parsed = true;
         return Next.RECORD;
     }
 
@@ -216,6 +231,7 @@ final class LogCursor {
 
     /** The page under the cursor went to another FIFO whole: the cursor goes on with its next page. */
     void pageMoved() {
+        parsed = false;
         page = -1;
         recordsOnPage = -1;
         tookOnPage = 0;
@@ -224,6 +240,7 @@ final class LogCursor {
 
     /** Moves past the record the last {@link #next} returned. */
     void advance() {
+        parsed = false;
         offset = end;
         putCounted = false;
     }

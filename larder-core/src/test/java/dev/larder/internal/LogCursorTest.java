@@ -81,4 +81,27 @@ class LogCursorTest {
         assertThat(cursor.next(false)).as("a record appended later is found").isEqualTo(LogCursor.Next.RECORD);
         assertThat(cursor.location).isEqualTo(second);
     }
+
+    /**
+     * The cursor answers from the record it parsed until it moves: a reader's access since is
+     * read from the record itself, and once past it the cursor is on the next record, not the
+     * same one again.
+     */
+    @Test
+    void theRecordUnderTheCursorIsParsedOnceAndItsAccessIsReadFresh() {
+        long first = append();
+        long second = append();
+        LogCursor cursor = new LogCursor(store, 0);
+        assertThat(cursor.next(false)).isEqualTo(LogCursor.Next.RECORD);
+        assertThat(cursor.location).isEqualTo(first);
+        assertThat(cursor.access()).isZero();
+        RecordLayout.recordAccess(store.page(first), store.offset(first)); // a reader's hit
+        assertThat(cursor.next(false)).isEqualTo(LogCursor.Next.RECORD);
+        assertThat(cursor.location).isEqualTo(first);
+        assertThat(cursor.access()).as("read from the record, not the parse").isEqualTo(1);
+        cursor.advance();
+        assertThat(cursor.next(false)).isEqualTo(LogCursor.Next.RECORD);
+        assertThat(cursor.location).as("past the first record").isEqualTo(second);
+        assertThat(cursor.end).isEqualTo(cursor.header.end);
+    }
 }
