@@ -85,7 +85,7 @@ final class EntryLender {
         }
     }
 
-    /** Whether a lend may find a spare slot (false once a look found none): for tests. */
+    /** Whether a lend may find a spare slot (false once a look found none). */
     boolean mayLend() {
         return mayLend;
     }

@@ -36,6 +36,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ForkJoinTask;
 import java.util.concurrent.RecursiveAction;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -1505,7 +1506,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
      * if another thread holds it, that thread is evicting, and this one goes on rather than wait.
      */
     private void evictPastTheBound() {
-        underMaintenanceLock(false, false);
+        underMaintenanceLock(false, PASS_PAST_BOUND);
     }
 
     /**
@@ -1685,7 +1686,14 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                 task.submitted = true;
                 pool.execute(task);
             } else {
-                executor.execute(maintenanceTask);
+                // A fork-join pool queues the task; another executor may run it on this thread,
+                // where it must not linger (see maintain).
+                schedulingThread = Thread.currentThread();
+                try {
+                    executor.execute(maintenanceTask);
+                } finally {
+                    schedulingThread = null;
+                }
             }
         } catch (RuntimeException rejected) {
             // A shut-down or saturated executor: writers evict on their own at the high watermark,
@@ -1719,6 +1727,17 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
      * whole routine: drain the access buffers, expire, evict down to the low watermark; then,
      * while writers keep the entry count past its bound, eviction batches, up to {@link
      * #BATCHES_PER_TASK} (the next writer past the bound schedules the task again).
+     *
+     * <p>While the executor's thread has a core of its own ({@link #census}), the task then
+     * lingers for the next batch, up to {@link #LINGER_NANOS} without one, and starts it as the
+     * count comes within half a batch of the bound rather than past it ({@link
+     * Evictor#evictHandedOff}). A task that ended as soon as the count was back below the bound
+     * left its thread to park and be woken for the next batch (a wake-up is 10-50 µs on a 2-core
+     * virtual machine, the slack a few µs of inserts), and one that started only past the bound
+     * let the writer reach the hard limit and wait while the batch ran: a profile of one thread's
+     * inserts at 10K entries had the writer waiting 15% of its time and the executor idle 19%
+     * (docs/speed-work.md, forty-fourth session). It does not linger when the executor ran it on
+     * the writer's own thread, nor while other tasks wait for a fork-join pool's threads.
      */
     private void maintain() {
         maintenanceScheduled.set(false);
@@ -1728,12 +1747,86 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         // Only while the lock is free: its holder is maintaining or evicting already, and an
         // executor that runs tasks on the caller's thread must not make a writer wait (it goes on
         // into the slack, as it did evicting inline).
-        for (int batches = 0; batches < BATCHES_PER_TASK && !closed && entries.get() > maximumEntries; batches++) {
-            if (!underMaintenanceLock(false, false)) {
-                break;
+        boolean mayLinger = schedulingThread != Thread.currentThread();
+        boolean lingering = false; // then this task stands for a scheduled one: writers past the bound leave it to it
+        try {
+            long idleSince = 0;
+            for (int batches = 0; batches < BATCHES_PER_TASK && !closed; ) {
+                if (lingering && pagesWanted) {
+                    runMaintenance(false); // a writer asked for pages meanwhile, and left it to this task
+                }
+                long n = entries.get();
+                if (n > maximumEntries
+                        || (idleSince != 0 && n > maximumEntries - evictor.aheadMargin() && mayEvictAhead())) {
+                    if (!underMaintenanceLock(false, n > maximumEntries ? PASS_HANDED_OFF : PASS_AHEAD)) {
+                        break;
+                    }
+                    batches++;
+                    idleSince = 0;
+                    continue;
+                }
+                if (!mayLinger || !census.spareCore() || otherTasksWaiting()) {
+                    break;
+                }
+                if (!lingering) {
+                    if (!maintenanceScheduled.compareAndSet(false, true)) {
+                        break; // another task is scheduled: it takes over
+                    }
+                    lingering = true;
+                }
+                long now = System.nanoTime();
+                if (idleSince == 0) {
+                    idleSince = now;
+                } else if (now - idleSince > LINGER_NANOS) {
+                    break;
+                }
+                for (int i = 0; i < 64 && entries.get() <= maximumEntries - evictor.aheadMargin(); i++) {
+                    Thread.onSpinWait();
+                }
+            }
+        } finally {
+            if (lingering) {
+                maintenanceScheduled.set(false); // a writer past the bound from now on schedules again
             }
         }
     }
+
+    /**
+     * How long the maintenance task waits on the executor's thread for the next batch (see
+     * {@link #maintain}): about what a park and its wake-up cost, as {@link
+     * #ENTRY_SLOT_SPIN_NANOS}.
+     */
+    private static final long LINGER_NANOS = 50_000;
+
+    /** The thread in {@link #scheduleMaintenance}'s hand-off, if any: an executor may run the task on it. */
+    private volatile Thread schedulingThread;
+
+    /**
+     * Whether the executor may evict before the count is past the bound: not while this partition
+     * could borrow slots from another instead (see {@link EntryLender}), as a writer past the bound
+     * does first.
+     */
+    private boolean mayEvictAhead() {
+        return lender == null || !lender.mayLend();
+    }
+
+    /** Whether other tasks wait for the threads of the executor (known only of a fork-join pool). */
+    private boolean otherTasksWaiting() {
+        return executor instanceof ForkJoinPool pool
+                && (pool.hasQueuedSubmissions() || ForkJoinTask.getQueuedTaskCount() > 0);
+    }
+
+    /** The kinds of pass {@link #underMaintenanceLock} runs. */
+    private static final int PASS_ROUTINE = 0;
+
+    /** A batch past the bound, by a writer (see {@link #evictPastTheBound}). */
+    private static final int PASS_PAST_BOUND = 1;
+
+    /** The executor's batch for writers that handed it off, past the bound ({@link Evictor#evictHandedOff}). */
+    private static final int PASS_HANDED_OFF = 2;
+
+    /** The same, ahead of the bound (see {@link #maintain}). */
+    private static final int PASS_AHEAD = 3;
 
     /**
      * Whether a writer past the entry bound leaves the eviction batch to the executor and goes on
@@ -1754,7 +1847,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
      * {@code wait} is false, only if the lock is free (a writer amortizing the routine never waits).
      */
     private void runMaintenance(boolean wait) {
-        underMaintenanceLock(wait, true);
+        underMaintenanceLock(wait, PASS_ROUTINE);
     }
 
     /**
@@ -1763,7 +1856,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
      * bound; delivers the removals after the lock is released. Returns whether the pass ran
      * (not if the lock was held and {@code wait} false, or the cache is closed).
      */
-    private boolean underMaintenanceLock(boolean wait, boolean routine) {
+    private boolean underMaintenanceLock(boolean wait, int pass) {
         if (closed) {
             return false;
         }
@@ -1779,12 +1872,14 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             }
             injectedFault();
             drainAccesses();
-            if (routine) {
+            if (pass == PASS_ROUTINE) {
                 boolean freePages = pagesWanted;
                 if (freePages) {
                     pagesWanted = false; // written only when set: its line is one every operation reads
                 }
                 evictor.routine(freePages);
+            } else if (pass != PASS_PAST_BOUND) {
+                evictor.evictHandedOff(pass == PASS_AHEAD);
             } else {
                 evictor.evictPastTheBound();
             }

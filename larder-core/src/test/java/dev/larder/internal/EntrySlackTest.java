@@ -9,6 +9,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -65,6 +67,34 @@ class EntrySlackTest {
             }
         }
         return n;
+    }
+
+    /**
+     * One writer on a machine with a core to spare hands its batches to the executor's thread,
+     * which lingers for the next one and starts it before the count reaches the bound: the count
+     * never passes the slack, the cache ends at most a batch and a half below its bound (evicting
+     * ahead takes half a batch more, not more batches), and every eviction is one key gone.
+     */
+    @Test
+    void aWriterWhoseBatchesRunOnTheExecutorsThreadStaysWithinTheSlackAndAlmostFull() {
+        int max = 10_000;
+        long slack = Evictor.entrySlack(max);
+        int batch = Evictor.entryBatch(max);
+        ExecutorService executor = Executors.newSingleThreadExecutor();
+        try (LarderCache<Long, byte[]> cache = cache(max, executor)) {
+            long inserts = 200_000;
+            for (long k = 0; k < inserts; k++) {
+                cache.put(k, VALUE);
+                assertThat(cache.size()).isLessThanOrEqualTo(max + slack);
+            }
+            cache.cleanUp();
+            long size = cache.size();
+            assertThat(size).isBetween(max - batch - (long) batch / 2, (long) max);
+            assertThat(size).isEqualTo(present(cache, 0, inserts));
+            assertThat(cache.stats().evictionCount()).isEqualTo(inserts - size);
+        } finally {
+            executor.shutdownNow();
+        }
     }
 
     @Test
