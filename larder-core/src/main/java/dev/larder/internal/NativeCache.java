@@ -1751,13 +1751,17 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         boolean lingering = false; // then this task stands for a scheduled one: writers past the bound leave it to it
         try {
             long idleSince = 0;
+            long lingerBase = 0; // the count when the task began to wait for the next batch
             for (int batches = 0; batches < BATCHES_PER_TASK && !closed; ) {
                 if (lingering && pagesWanted) {
                     runMaintenance(false); // a writer asked for pages meanwhile, and left it to this task
                 }
                 long n = entries.get();
                 if (n > maximumEntries
-                        || (idleSince != 0 && n > maximumEntries - evictor.aheadMargin() && mayEvictAhead())) {
+                        || (idleSince != 0
+                                && n > lingerBase // a writer inserts: a quiet cache is not evicted ahead
+                                && n > maximumEntries - evictor.aheadMargin()
+                                && mayEvictAhead())) {
                     if (!underMaintenanceLock(false, n > maximumEntries ? PASS_HANDED_OFF : PASS_AHEAD)) {
                         break;
                     }
@@ -1777,11 +1781,12 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                 long now = System.nanoTime();
                 if (idleSince == 0) {
                     idleSince = now;
+                    lingerBase = n;
                 } else if (now - idleSince > LINGER_NANOS) {
                     break;
                 }
-                for (int i = 0; i < 64 && entries.get() <= maximumEntries - evictor.aheadMargin(); i++) {
-                    Thread.onSpinWait();
+                for (int i = 0; i < 64 && entries.get() == n; i++) {
+                    Thread.onSpinWait(); // until the count moves
                 }
             }
         } finally {
