@@ -428,11 +428,10 @@ final class Evictor {
     /**
      * The executor's pass for writers that handed their eviction off ({@code NativeCache.maintain}):
      * a batch once the count is past the bound, or with {@code ahead} within {@link #aheadMargin}
-     * of it, then the pages the
-     * batches retired recycled here, so that a writer that needs a page finds one free instead of
-     * recycling (zeroing) it itself: its amortized routine pass and its waits for a page did, ~9%
-     * of one thread's inserts at 10K entries in a profile (docs/speed-work.md, forty-fourth
-     * session).
+     * of it; then the pages the batches retired are recycled here, so that a writer that needs a
+     * page finds one free instead of recycling (zeroing) it itself: its amortized routine pass and
+     * its waits for a page did, ~9% of one thread's inserts at 10K entries in a profile
+     * (docs/speed-work.md, forty-fourth session).
      */
     void evictHandedOff(boolean ahead) {
         if (entries() > cache.maximumEntries - (ahead ? aheadMargin() : 0)) {

@@ -1506,7 +1506,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
      * if another thread holds it, that thread is evicting, and this one goes on rather than wait.
      */
     private void evictPastTheBound() {
-        underMaintenanceLock(false, PASS_PAST_BOUND);
+        underMaintenanceLock(false, Pass.PAST_BOUND);
     }
 
     /**
@@ -1762,7 +1762,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                                 && n > lingerBase // a writer inserts: a quiet cache is not evicted ahead
                                 && n > maximumEntries - evictor.aheadMargin()
                                 && mayEvictAhead())) {
-                    if (!underMaintenanceLock(false, n > maximumEntries ? PASS_HANDED_OFF : PASS_AHEAD)) {
+                    if (!underMaintenanceLock(false, n > maximumEntries ? Pass.HANDED_OFF : Pass.AHEAD)) {
                         break;
                     }
                     batches++;
@@ -1822,16 +1822,16 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
     }
 
     /** The kinds of pass {@link #underMaintenanceLock} runs. */
-    private static final int PASS_ROUTINE = 0;
-
-    /** A batch past the bound, by a writer (see {@link #evictPastTheBound}). */
-    private static final int PASS_PAST_BOUND = 1;
-
-    /** The executor's batch for writers that handed it off, past the bound ({@link Evictor#evictHandedOff}). */
-    private static final int PASS_HANDED_OFF = 2;
-
-    /** The same, ahead of the bound (see {@link #maintain}). */
-    private static final int PASS_AHEAD = 3;
+    private enum Pass {
+        /** The whole routine ({@link Evictor#routine}). */
+        ROUTINE,
+        /** A batch past the bound, by a writer ({@link #evictPastTheBound}). */
+        PAST_BOUND,
+        /** The executor's batch for writers that handed it off, past the bound ({@link Evictor#evictHandedOff}). */
+        HANDED_OFF,
+        /** The same, ahead of the bound (see {@link #maintain}). */
+        AHEAD
+    }
 
     /**
      * Whether a writer past the entry bound leaves the eviction batch to the executor and goes on
@@ -1852,7 +1852,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
      * {@code wait} is false, only if the lock is free (a writer amortizing the routine never waits).
      */
     private void runMaintenance(boolean wait) {
-        underMaintenanceLock(wait, PASS_ROUTINE);
+        underMaintenanceLock(wait, Pass.ROUTINE);
     }
 
     /**
@@ -1861,7 +1861,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
      * bound; delivers the removals after the lock is released. Returns whether the pass ran
      * (not if the lock was held and {@code wait} false, or the cache is closed).
      */
-    private boolean underMaintenanceLock(boolean wait, int pass) {
+    private boolean underMaintenanceLock(boolean wait, Pass pass) {
         if (closed) {
             return false;
         }
@@ -1877,16 +1877,16 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             }
             injectedFault();
             drainAccesses();
-            if (pass == PASS_ROUTINE) {
-                boolean freePages = pagesWanted;
-                if (freePages) {
-                    pagesWanted = false; // written only when set: its line is one every operation reads
+            switch (pass) {
+                case ROUTINE -> {
+                    boolean freePages = pagesWanted;
+                    if (freePages) {
+                        pagesWanted = false; // written only when set: its line is one every operation reads
+                    }
+                    evictor.routine(freePages);
                 }
-                evictor.routine(freePages);
-            } else if (pass != PASS_PAST_BOUND) {
-                evictor.evictHandedOff(pass == PASS_AHEAD);
-            } else {
-                evictor.evictPastTheBound();
+                case PAST_BOUND -> evictor.evictPastTheBound();
+                case HANDED_OFF, AHEAD -> evictor.evictHandedOff(pass == Pass.AHEAD);
             }
             census.count(System.nanoTime());
         } catch (RuntimeException e) {

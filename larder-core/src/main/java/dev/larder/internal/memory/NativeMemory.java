@@ -2,6 +2,7 @@ package dev.larder.internal.memory;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
@@ -71,6 +72,14 @@ public final class NativeMemory {
             }
         }
     }
+
+    /**
+     * A long of a native table read and written with plain accesses only (the frequency sketch's
+     * counters, the ghost lists): the unaligned layout, though every offset is a multiple of 8,
+     * spares each access the segment's alignment check, which the aligned one makes of every
+     * address (~22 instructions of a sketch increment; docs/speed-work.md, forty-fourth session).
+     */
+    public static final ValueLayout.OfLong PLAIN_LONG = ValueLayout.JAVA_LONG_UNALIGNED;
 
     /** The size of a transparent huge page on x86-64 (and on arm64 with 4 KiB pages). */
     public static final long HUGE_PAGE = 2L * 1024 * 1024;

@@ -3,7 +3,6 @@ package dev.larder.internal.policy;
 import dev.larder.internal.concurrent.OwnLineLongs;
 import dev.larder.internal.memory.NativeMemory;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 
 /**
  * How often each key was seen recently, approximately: a count-min sketch of 4-bit counters in
@@ -48,13 +47,6 @@ public final class FrequencySketch {
      * the cpp trace at 20 entries measured 1.7% hits with it, 18% with this floor).
      */
     static final long MIN_BYTES = 4096;
-
-    /**
-     * The table's words, read and written with plain accesses only: the unaligned layout (every
-     * offset is a multiple of 8 anyway) spares each access the segment's alignment check, which
-     * the aligned one makes of every address (~22 instructions of a sketch increment).
-     */
-    private static final ValueLayout.OfLong WORD = ValueLayout.JAVA_LONG_UNALIGNED;
 
     private static final long ONE_BITS_CLEARED = 0x7777_7777_7777_7777L;
     private static final int MIN_SAMPLE_CAPACITY = 16;
@@ -165,10 +157,10 @@ public final class FrequencySketch {
         int s1 = ((select >>> 5) & 0xF) << 2;
         int s2 = ((select >>> 10) & 0xF) << 2;
         int s3 = ((select >>> 15) & 0xF) << 2;
-        long w0 = table.get(WORD, o0);
-        long w1 = table.get(WORD, o1);
-        long w2 = table.get(WORD, o2);
-        long w3 = table.get(WORD, o3);
+        long w0 = table.get(NativeMemory.PLAIN_LONG, o0);
+        long w1 = table.get(NativeMemory.PLAIN_LONG, o1);
+        long w2 = table.get(NativeMemory.PLAIN_LONG, o2);
+        long w3 = table.get(NativeMemory.PLAIN_LONG, o3);
         int c0 = (int) (w0 >>> s0) & 0xF;
         int c1 = (int) (w1 >>> s1) & 0xF;
         int c2 = (int) (w2 >>> s2) & 0xF;
@@ -177,10 +169,10 @@ public final class FrequencySketch {
         if (min == 0xF) {
             return min; // saturated: not an addition
         }
-        table.set(WORD, o0, w0 + ((c0 == min ? 1L : 0L) << s0));
-        table.set(WORD, o1, w1 + ((c1 == min ? 1L : 0L) << s1));
-        table.set(WORD, o2, w2 + ((c2 == min ? 1L : 0L) << s2));
-        table.set(WORD, o3, w3 + ((c3 == min ? 1L : 0L) << s3));
+        table.set(NativeMemory.PLAIN_LONG, o0, w0 + ((c0 == min ? 1L : 0L) << s0));
+        table.set(NativeMemory.PLAIN_LONG, o1, w1 + ((c1 == min ? 1L : 0L) << s1));
+        table.set(NativeMemory.PLAIN_LONG, o2, w2 + ((c2 == min ? 1L : 0L) << s2));
+        table.set(NativeMemory.PLAIN_LONG, o3, w3 + ((c3 == min ? 1L : 0L) << s3));
         if (additions.add(0, 1) >= sampleSize) {
             age();
             return frequency(hash);
@@ -202,7 +194,7 @@ public final class FrequencySketch {
     private int estimate(long base, int select) {
         int min = 0xF;
         for (int i = 0; i < 4; i++, select >>>= 5) {
-            long word = table.get(WORD, base + wordOffset(i, select));
+            long word = table.get(NativeMemory.PLAIN_LONG, base + wordOffset(i, select));
             min = Math.min(min, (int) (word >>> ((select & 0xF) << 2)) & 0xF);
         }
         return min;
@@ -217,7 +209,7 @@ public final class FrequencySketch {
      * the caller.
      */
     public long touch(long hash) {
-        return table.get(WORD, blockOf(hash) * BLOCK_BYTES);
+        return table.get(NativeMemory.PLAIN_LONG, blockOf(hash) * BLOCK_BYTES);
     }
 
     /** The block the key with this hash counts in. */
@@ -243,8 +235,8 @@ public final class FrequencySketch {
     private void age() {
         long size = table.byteSize();
         for (long offset = 0; offset < size; offset += Long.BYTES) {
-            long word = table.get(WORD, offset);
-            table.set(WORD, offset, (word >>> 1) & ONE_BITS_CLEARED);
+            long word = table.get(NativeMemory.PLAIN_LONG, offset);
+            table.set(NativeMemory.PLAIN_LONG, offset, (word >>> 1) & ONE_BITS_CLEARED);
         }
         additions.set(0, additions.get(0) >>> 1);
     }

@@ -3,7 +3,6 @@ package dev.larder.internal.policy;
 import dev.larder.internal.concurrent.OwnLineLongs;
 import dev.larder.internal.memory.NativeMemory;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 
 /**
  * The keys evicted last on each side of W-TinyLFU's split, remembered by hash only (the ghost
@@ -40,13 +39,6 @@ public final class GhostLists {
     /** Most ghosts per side within the horizon: more keys are sampled out. */
     static final int MAX_TRACKED = 2048;
     /** Slots per tracked ghost: few enough collisions that most ghosts live out their horizon. */
-    /**
-     * The table's words, read and written with plain accesses only: the unaligned layout (every
-     * offset is a multiple of 8 anyway) spares each access the segment's alignment check, which
-     * the aligned one makes of every address (~22 instructions of a sketch increment).
-     */
-    private static final ValueLayout.OfLong WORD = ValueLayout.JAVA_LONG_UNALIGNED;
-
     private static final int SLOTS_PER_GHOST = 2;
     /** Fewest slots per side. */
     private static final int MIN_SLOTS = 16;
@@ -183,17 +175,17 @@ public final class GhostLists {
         if (!sampled(h)) {
             return;
         }
-        table.set(WORD, slot(base, h), (tag(h) << 32) | (departures & STAMP_MASK));
+        table.set(NativeMemory.PLAIN_LONG, slot(base, h), (tag(h) << 32) | (departures & STAMP_MASK));
     }
 
     /** Clears the key's ghost on the side at {@code base}; returns whether it was within the horizon. */
     private boolean forget(long base, long h, long departures) {
         long offset = slot(base, h);
-        long ghost = table.get(WORD, offset);
+        long ghost = table.get(NativeMemory.PLAIN_LONG, offset);
         if (ghost >>> 32 != tag(h)) {
             return false;
         }
-        table.set(WORD, offset, 0L);
+        table.set(NativeMemory.PLAIN_LONG, offset, 0L);
         long age = (departures - ghost) & STAMP_MASK;
         return age <= horizon;
     }
