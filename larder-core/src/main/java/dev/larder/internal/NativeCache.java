@@ -1650,7 +1650,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             scheduleMaintenance(); // memory is short: have pages freed off this thread
         } else if (entries.get() > maximumEntries && !borrowed(false)) {
             census.saw(ks.threadIndex);
-            if (census.spareCore()) {
+            if (census.spareCore() && (maintenanceScheduled.get() || handOffCosts.wakePays())) {
                 scheduleMaintenance(); // the batch is evicted on the executor's thread; see maintain
             } else {
                 evictPastTheBound();
@@ -1684,13 +1684,17 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                 }
                 task.reinitialize();
                 task.submitted = true;
+                long start = System.nanoTime();
                 pool.execute(task);
+                handOffCosts.woke(System.nanoTime() - start);
             } else {
                 // A fork-join pool queues the task; another executor may run it on this thread,
                 // where it must not linger (see maintain).
                 schedulingThread = Thread.currentThread();
+                long start = System.nanoTime();
                 try {
                     executor.execute(maintenanceTask);
+                    handOffCosts.woke(System.nanoTime() - start);
                 } finally {
                     schedulingThread = null;
                 }
@@ -1729,19 +1733,22 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
      * #BATCHES_PER_TASK} (the next writer past the bound schedules the task again).
      *
      * <p>While the executor's thread has a core of its own ({@link #census}), the task then
-     * lingers for the next batch, up to {@link #LINGER_NANOS} without one, and starts it as the
-     * count comes within half a batch of the bound rather than past it ({@link
+     * lingers for the next batch, up to {@link HandOffCosts#LINGER_NANOS} without one, and starts
+     * it as the count comes within half a batch of the bound rather than past it ({@link
      * Evictor#evictHandedOff}). A task that ended as soon as the count was back below the bound
      * left its thread to park and be woken for the next batch (a wake-up is 10-50 µs on a 2-core
      * virtual machine, the slack a few µs of inserts), and one that started only past the bound
      * let the writer reach the hard limit and wait while the batch ran: a profile of one thread's
      * inserts at 10K entries had the writer waiting 15% of its time and the executor idle 19%
      * (docs/speed-work.md, forty-fourth session). It does not linger when the executor ran it on
-     * the writer's own thread, nor while other tasks wait for a fork-join pool's threads.
+     * the writer's own thread, nor while other tasks wait for a fork-join pool's threads. A task
+     * woken for writers past the bound reports the batches it ran ({@link HandOffCosts}: whether
+     * the next wake pays).
      */
     private void maintain() {
         maintenanceScheduled.set(false);
-        if (pagesWanted || entries.get() <= maximumEntries) {
+        boolean forWriters = entries.get() > maximumEntries; // woken by a writer past the bound
+        if (pagesWanted || !forWriters) {
             runMaintenance(true);
         }
         // Only while the lock is free: its holder is maintaining or evicting already, and an
@@ -1749,10 +1756,11 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         // into the slack, as it did evicting inline).
         boolean mayLinger = schedulingThread != Thread.currentThread();
         boolean lingering = false; // then this task stands for a scheduled one: writers past the bound leave it to it
+        int batches = 0;
         try {
             long idleSince = 0;
             long lingerBase = 0; // the count when the task began to wait for the next batch
-            for (int batches = 0; batches < BATCHES_PER_TASK && !closed; ) {
+            while (batches < BATCHES_PER_TASK && !closed) {
                 if (lingering && pagesWanted) {
                     runMaintenance(false); // a writer asked for pages meanwhile, and left it to this task
                 }
@@ -1782,7 +1790,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                 if (idleSince == 0) {
                     idleSince = now;
                     lingerBase = n;
-                } else if (now - idleSince > LINGER_NANOS) {
+                } else if (now - idleSince > HandOffCosts.LINGER_NANOS) {
                     break;
                 }
                 for (int i = 0; i < 64 && entries.get() == n; i++) {
@@ -1793,15 +1801,14 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             if (lingering) {
                 maintenanceScheduled.set(false); // a writer past the bound from now on schedules again
             }
+            if (forWriters) {
+                handOffCosts.taskEnded(batches);
+            }
         }
     }
 
-    /**
-     * How long the maintenance task waits on the executor's thread for the next batch (see
-     * {@link #maintain}): about what a park and its wake-up cost, as {@link
-     * #ENTRY_SLOT_SPIN_NANOS}.
-     */
-    private static final long LINGER_NANOS = 50_000;
+    /** What a wake of the executor's thread and a batch cost a writer: which of them it takes. */
+    private final HandOffCosts handOffCosts = new HandOffCosts();
 
     /** The thread in {@link #scheduleMaintenance}'s hand-off, if any: an executor may run the task on it. */
     private volatile Thread schedulingThread;
@@ -1876,6 +1883,8 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                 return false;
             }
             injectedFault();
+            boolean batch = pass == Pass.PAST_BOUND || pass == Pass.HANDED_OFF; // a batch past the bound
+            long start = batch ? System.nanoTime() : 0;
             drainAccesses();
             switch (pass) {
                 case ROUTINE -> {
@@ -1888,7 +1897,11 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                 case PAST_BOUND -> evictor.evictPastTheBound();
                 case HANDED_OFF, AHEAD -> evictor.evictHandedOff(pass == Pass.AHEAD);
             }
-            census.count(System.nanoTime());
+            long end = System.nanoTime();
+            if (batch) {
+                handOffCosts.batchRan(end - start);
+            }
+            census.count(end);
         } catch (RuntimeException e) {
             // Whoever hosts the pass (a writer whose put is done, or the executor, which would
             // drop it unseen) is not the one to fail: the pass stops, the next one starts over.

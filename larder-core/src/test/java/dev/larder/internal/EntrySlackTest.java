@@ -100,6 +100,55 @@ class EntrySlackTest {
         }
     }
 
+    /**
+     * An executor that costs each caller handing it a task more than the batches the task then
+     * runs (a 20 ms stall here, where a wake that put the woken thread on the writer's core cost
+     * ~75 µs against a batch's few) is not woken for the batches: the writer evicts most of them
+     * itself and hands one over only to measure again. Woken for each of them, the executor
+     * evicted nearly all, a task's up to 64 batches per stall.
+     */
+    @Test
+    void aWriterEvictsItsOwnBatchesWhileWakingTheExecutorCostsItMore() throws InterruptedException {
+        int max = 10_000;
+        ExecutorService worker = Executors.newSingleThreadExecutor();
+        AtomicLong handOffs = new AtomicLong();
+        Executor costly = task -> {
+            handOffs.incrementAndGet();
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            worker.execute(task);
+        };
+        Thread writer = Thread.currentThread();
+        AtomicLong byWriter = new AtomicLong();
+        AtomicLong byOthers = new AtomicLong();
+        try (LarderCache<Long, byte[]> cache = Larder.newBuilder(Codecs.longs(), Codecs.bytes())
+                .maximumBytes(256L << 20)
+                .maximumEntries(max)
+                .executor(costly)
+                .removalListener(
+                        (k, v, cause) -> (Thread.currentThread() == writer ? byWriter : byOthers).incrementAndGet())
+                .build()) {
+            long inserts = 200_000;
+            for (long k = 0; k < inserts; k++) {
+                cache.put(k, VALUE);
+            }
+            cache.cleanUp();
+            long evicted = cache.stats().evictionCount();
+            assertThat(evicted).isEqualTo(inserts - cache.size());
+            assertThat(byWriter.get() + byOthers.get()).isEqualTo(evicted);
+            if (Runtime.getRuntime().availableProcessors() > 1) { // else nothing is handed off at all
+                assertThat(byWriter.get()).isGreaterThan(evicted / 2);
+                long batches = evicted / Evictor.entryBatch(max);
+                assertThat(handOffs.get()).isLessThan(batches / HandOffCosts.PROBE_EVERY * 2 + 16);
+            }
+        } finally {
+            worker.shutdownNow();
+        }
+    }
+
     @Test
     void whileAnotherThreadHoldsMaintenanceInsertsGoOnThroughTheSlackThenWait() throws Exception {
         int max = 10_000;
