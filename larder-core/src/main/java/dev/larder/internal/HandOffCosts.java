@@ -18,8 +18,9 @@ package dev.larder.internal;
  * <p>A writer that declines a wake still wakes once per {@link #PROBE_EVERY} declines, so that the
  * figures follow a machine and a workload that change (the JIT done, the writer faster). Written
  * by the maintenance pass under its lock ({@link #batchRan}), by the task ({@link #taskEnded}) and
- * by the one writer whose schedule won ({@link #woke}); read by any writer at the bound. Read
- * without ordering: a stale figure only delays a switch.
+ * by the writer whose schedule won ({@link #woke}; the two tasks a fork-join pool may hold and
+ * two overlapping wakes can race, which loses a sample, not a figure); read by any writer at the
+ * bound, without ordering: a stale figure only delays a switch.
  */
 final class HandOffCosts {
     /**
