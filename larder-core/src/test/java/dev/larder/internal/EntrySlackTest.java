@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.larder.Codecs;
 import dev.larder.Larder;
+import dev.larder.LarderBuilder;
 import dev.larder.LarderCache;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,11 +29,14 @@ class EntrySlackTest {
     private static final byte[] VALUE = {1, 2, 3, 4};
 
     private static LarderCache<Long, byte[]> cache(long maximumEntries, Executor executor) {
+        return builder(maximumEntries, executor).build();
+    }
+
+    private static LarderBuilder<Long, byte[]> builder(long maximumEntries, Executor executor) {
         return Larder.newBuilder(Codecs.longs(), Codecs.bytes())
                 .maximumBytes(256L << 20)
                 .maximumEntries(maximumEntries)
-                .executor(executor)
-                .build();
+                .executor(executor);
     }
 
     @Test
@@ -124,10 +128,7 @@ class EntrySlackTest {
         Thread writer = Thread.currentThread();
         AtomicLong byWriter = new AtomicLong();
         AtomicLong byOthers = new AtomicLong();
-        try (LarderCache<Long, byte[]> cache = Larder.newBuilder(Codecs.longs(), Codecs.bytes())
-                .maximumBytes(256L << 20)
-                .maximumEntries(max)
-                .executor(costly)
+        try (LarderCache<Long, byte[]> cache = builder(max, costly)
                 .removalListener(
                         (k, v, cause) -> (Thread.currentThread() == writer ? byWriter : byOthers).incrementAndGet())
                 .build()) {

@@ -20,26 +20,13 @@ class HandOffCostsTest {
 
     @Test
     void aWakeThatBuysManyBatchesPaysWhereOneThatBuysOneDoesNot() {
-        HandOffCosts costs = new HandOffCosts();
-        costs.batchRan(3_000);
-        costs.woke(75_000);
-        costs.taskEnded(64); // 192 µs of batches for a 75 µs wake
-        assertThat(costs.wakePays()).isTrue();
-
-        HandOffCosts lonely = new HandOffCosts();
-        lonely.batchRan(3_000);
-        lonely.woke(75_000);
-        lonely.taskEnded(2); // 6 µs of batches for the same wake
-        assertThat(lonely.wakePays()).isFalse();
+        assertThat(measured(3_000, 75_000, 64).wakePays()).isTrue(); // 192 µs of batches for a 75 µs wake
+        assertThat(measured(3_000, 75_000, 2).wakePays()).isFalse(); // 6 µs of batches for the same wake
     }
 
     @Test
     void aBatchDearerThanAWakePaysForItAlone() {
-        HandOffCosts costs = new HandOffCosts();
-        costs.batchRan(80_000);
-        costs.woke(75_000);
-        costs.taskEnded(1);
-        assertThat(costs.wakePays()).isTrue();
+        assertThat(measured(80_000, 75_000, 1).wakePays()).isTrue();
     }
 
     @Test
@@ -71,11 +58,17 @@ class HandOffCostsTest {
 
     /** Costs under which a wake does not pay: 75 µs for one batch of 3 µs. */
     private static HandOffCosts declining() {
-        HandOffCosts costs = new HandOffCosts();
-        costs.batchRan(3_000);
-        costs.woke(75_000);
-        costs.taskEnded(1);
+        HandOffCosts costs = measured(3_000, 75_000, 1);
         assertThat(costs.wakePays()).isFalse();
+        return costs;
+    }
+
+    /** Costs with one sample of each figure. */
+    private static HandOffCosts measured(long batchNanos, long wakeNanos, int batchesPerTask) {
+        HandOffCosts costs = new HandOffCosts();
+        costs.batchRan(batchNanos);
+        costs.woke(wakeNanos);
+        costs.taskEnded(batchesPerTask);
         return costs;
     }
 }
