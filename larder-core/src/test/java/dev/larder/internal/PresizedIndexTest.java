@@ -43,13 +43,14 @@ class PresizedIndexTest {
             long grown = nc.indexBytes() - presized;
             // A shard that grows adds a quarter of its table. 1M entries on 64 shards spread by
             // ~1% (nine times less than the margin): none may. 100K by ~2.5% (three times less):
-            // a shard passes the margin with a chance of 0.15%, so one grows in one run of ten;
-            // more than two, in one run of ~6,000.
+            // a shard passes the margin with a chance of ~0.12%, so one grows in one run of
+            // thirteen (400 runs, 2026-12-02: none in 369, one in 30, two in 1) and three in one
+            // of ~13,000, which a CI run met that day; more than three, in one of ~700,000.
             assertThat(nc.sizing.shards()).isEqualTo(64);
             long shardTableBytes = presized / nc.sizing.shards();
             assertThat(grown)
                     .as("index bytes added while filling %,d presized entries", entries)
-                    .isLessThanOrEqualTo(entries >= 1_000_000 ? 0 : 2 * (shardTableBytes / 4 + 8));
+                    .isLessThanOrEqualTo(entries >= 1_000_000 ? 0 : 3 * (shardTableBytes / 4 + 8));
         }
     }
 }
