@@ -458,7 +458,9 @@ def main():
     L.append(
         "> **Read the numbers with care.** The machine is shared with other jobs, and a bounded run uses short "
         "iterations: treat differences under ~30 % as noise. The JSON behind every table is committed next to the "
-        "harness, with JMH's error bars."
+        "harness, with JMH's error bars. Warm-ups shorter than ~3 s time Larder's JIT: from a fresh JVM its inserts "
+        "reach their steady speed after ~2.5 s at 10K entries and ~3.5 s at 1M on a 2-core machine, OHC's within "
+        "~0.5 s (`WarmUpProbe`; the curves are in [`docs/speed-work.md`](speed-work.md), forty-sixth session)."
     )
     L.append("")
     L.append(
