@@ -31,8 +31,7 @@ done
 A=$(realpath "$A")
 B=$(realpath "$B")
 cd "$(dirname "$0")/.."
-# The JDK 25 the Maven wrapper finds (LARDER_JAVA_HOME, JAVA_HOME, then the usual places), as bench.sh.
-: "${JAVA:=$(./mvnw -B --version | sed -n 's/^Java version:.*runtime: //p')/bin/java}"
+source larder-bench/java.sh # JAVA: the JDK 25 the Maven wrapper finds
 
 # One fork of the benchmark; prints the mean of its measured iterations (ns/op in avgt).
 fork() {

@@ -42,8 +42,8 @@ COMMAND+="larder-bench/bench.sh"
 
 ./mvnw -q -B -pl larder-bench -am package -DskipTests
 JAR=larder-bench/target/benchmarks.jar
-# The JDK 25 the Maven wrapper finds (LARDER_JAVA_HOME, JAVA_HOME, then the usual places).
-JAVA="$(./mvnw -B --version | sed -n 's/^Java version:.*runtime: //p')/bin/java"
+unset JAVA # always the JDK the build used
+source larder-bench/java.sh # JAVA: the JDK 25 the Maven wrapper finds
 "$JAVA" -version 2>&1 | head -n 1
 
 mkdir -p "$OUT/logs"

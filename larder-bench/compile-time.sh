@@ -26,8 +26,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 [[ -f "$JAR" ]] || { echo "compile-time.sh: no $JAR; build it: ./mvnw -q -pl larder-bench -am -DskipTests package" >&2; exit 2; }
 JAR=$(realpath "$JAR")
-# The JDK 25 the Maven wrapper finds, as bench.sh does.
-: "${JAVA:=$(./mvnw -B --version | sed -n 's/^Java version:.*runtime: //p')/bin/java}"
+source larder-bench/java.sh # JAVA: the JDK 25 the Maven wrapper finds
 JFR_TOOL="$(dirname "$JAVA")/jfr"
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT

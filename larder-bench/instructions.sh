@@ -30,7 +30,7 @@ cd "$(dirname "$0")/.."
 command -v valgrind >/dev/null || { echo "instructions.sh: valgrind is not installed" >&2; exit 2; }
 [[ -f "$JAR" ]] || { echo "instructions.sh: no $JAR; build it: ./mvnw -q -pl larder-bench -am -DskipTests package" >&2; exit 2; }
 JAR=$(realpath "$JAR")
-: "${JAVA:=$(./mvnw -B --version | sed -n 's/^Java version:.*runtime: //p')/bin/java}"
+source larder-bench/java.sh # JAVA: the JDK 25 the Maven wrapper finds
 WORK=${KEEP:-$(mktemp -d)}
 mkdir -p "$WORK"
 [[ -n "$KEEP" ]] || trap 'rm -rf "$WORK"' EXIT
