@@ -30,14 +30,21 @@ import java.lang.foreign.MemorySegment;
  * was evicted, modulo 2^32 (low half). A key that maps to an occupied slot replaces the ghost
  * there: a ghost lost that way is lost on either side alike. Only keys whose re-mixed hash falls
  * in a sample of 1 in 2^k are remembered, k the least that keeps at most {@value #MAX_TRACKED}
- * ghosts per side within the horizon, so the tables stay small at any cache size (at most 64 KiB
+ * ghosts per side within the horizon, so the tables stay small at any cache size (at most 4 KiB
  * together); both sides sample the same keys, so their counts stay comparable.
  *
  * <p>Not thread-safe: only the cache's maintenance thread uses it, under the maintenance lock.
  */
 public final class GhostLists {
-    /** Most ghosts per side within the horizon: more keys are sampled out. */
-    static final int MAX_TRACKED = 2048;
+    /**
+     * Most ghosts per side within the horizon: more keys are sampled out. Every insert of a
+     * tracked key is recorded by its writer and looked up by the drain, so the sample is what
+     * the lists cost a cache that inserts: 2,048 until 2026-12-02, which tracked every key of a
+     * cache below 32K entries; 128 took ~180 of ~3,350 instructions off an insert at 10K entries,
+     * and no row of the simulator moved by more than its spread between runs
+     * (docs/speed-work.md, forty-seventh session).
+     */
+    static final int MAX_TRACKED = 128;
     /** Slots per tracked ghost: few enough collisions that most ghosts live out their horizon. */
     private static final int SLOTS_PER_GHOST = 2;
     /** Fewest slots per side. */

@@ -81,10 +81,11 @@ class GhostListsTest {
     void recentGhostsOfManyKeysAreFoundOnTheirSide() {
         // A horizon the tables track in full: most recent ghosts survive the direct-mapped
         // slots' collisions, and none is counted on the wrong side.
-        withGhosts(1_000, ghosts -> {
+        int horizon = GhostLists.MAX_TRACKED;
+        withGhosts(horizon, ghosts -> {
             SplittableRandom random = new SplittableRandom(1);
-            long[] window = random.longs(500).toArray();
-            long[] main = random.longs(300).toArray();
+            long[] window = random.longs(horizon / 2).toArray();
+            long[] main = random.longs(horizon * 3 / 10).toArray();
             for (long key : window) {
                 ghosts.windowDeparture(key, true);
             }
@@ -97,8 +98,8 @@ class GhostListsTest {
             for (long key : main) {
                 ghosts.inserted(key);
             }
-            assertThat(ghosts.windowHits()).isBetween(350L, 500L);
-            assertThat(ghosts.mainHits()).isBetween(210L, 300L);
+            assertThat(ghosts.windowHits()).isBetween(window.length * 6L / 10, (long) window.length);
+            assertThat(ghosts.mainHits()).isBetween(main.length * 6L / 10, (long) main.length);
         });
     }
 
@@ -108,18 +109,18 @@ class GhostListsTest {
         withGhosts(horizon, ghosts -> {
             assertThat(ghosts.byteSize())
                     .isEqualTo(GhostLists.bytesFor(horizon))
-                    .isLessThanOrEqualTo(64 * 1024);
+                    .isLessThanOrEqualTo(4 * 1024);
             SplittableRandom random = new SplittableRandom(2);
-            long[] keys = random.longs(100_000).toArray();
+            long[] keys = random.longs(horizon).toArray();
             for (long key : keys) {
                 ghosts.windowDeparture(key, true);
             }
-            // The last 2,048 × 512 departures are within the horizon, but only 1 key in 512 is
-            // remembered: about 195 of these 100,000.
+            // Every departure is within the horizon, but only MAX_TRACKED keys of them (one in
+            // horizon / MAX_TRACKED) are remembered, in twice as many slots: most survive.
             for (long key : keys) {
                 ghosts.inserted(key);
             }
-            assertThat(ghosts.windowHits()).isBetween(100L, 260L);
+            assertThat(ghosts.windowHits()).isBetween(GhostLists.MAX_TRACKED / 4L, GhostLists.MAX_TRACKED * 2L);
         });
     }
 
@@ -127,7 +128,7 @@ class GhostListsTest {
     void onlyTheKeysTheListsTrackCanEverBeAHit() {
         // Writers skip recording an insert of a key the lists do not track (NativeCache.recordWrite):
         // that is only safe if such an insert can never count.
-        long horizon = 1L << 16; // 2^16 / 2,048: one key in 32 tracked
+        long horizon = 32L * GhostLists.MAX_TRACKED; // one key in 32 tracked
         withGhosts(horizon, ghosts -> {
             SplittableRandom random = new SplittableRandom(3);
             long[] keys = random.longs(2_000).toArray();
@@ -147,7 +148,7 @@ class GhostListsTest {
             }
             assertThat(tracked).isBetween(2_000L / 32 / 2, 2_000L / 32 * 2);
         });
-        withGhosts(1_000, ghosts -> assertThat(ghosts.tracks(12345))
+        withGhosts(GhostLists.MAX_TRACKED, ghosts -> assertThat(ghosts.tracks(12345))
                 .as("a short horizon tracks every key")
                 .isTrue());
     }
@@ -155,14 +156,14 @@ class GhostListsTest {
     @Test
     void memoryIsReturnedAndUseAfterFreeThrows() {
         long before = NativeMemory.outstandingBytes();
-        GhostLists ghosts = new GhostLists(5_000);
-        assertThat(NativeMemory.outstandingBytes() - before).isEqualTo(GhostLists.bytesFor(5_000));
+        GhostLists ghosts = new GhostLists(GhostLists.MAX_TRACKED); // every key tracked
+        assertThat(NativeMemory.outstandingBytes() - before).isEqualTo(GhostLists.bytesFor(GhostLists.MAX_TRACKED));
         ghosts.free();
         ghosts.free(); // idempotent
         assertThat(NativeMemory.outstandingBytes()).isEqualTo(before);
         assertThatThrownBy(() -> {
                     for (long key = 0; key < 64; key++) {
-                        ghosts.mainEviction(key); // some key is sampled and written
+                        ghosts.mainEviction(key); // written: the freed table throws
                     }
                 })
                 .isInstanceOf(IllegalStateException.class);
