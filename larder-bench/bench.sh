@@ -79,6 +79,7 @@ cat > "$OUT/run-info.json" <<EOF
 {"date": "$(date -u +%Y-%m-%dT%H:%M:%SZ)", "command": $(python3 -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$COMMAND"),
  "commit": "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)",
  "nproc": $(nproc), "cpu": $(python3 -c 'import json,re; m=re.search(r"model name\s*:\s*(.*)", open("/proc/cpuinfo").read()); print(json.dumps(m.group(1) if m else "unknown"))'),
+ "cpuId": $(python3 -c 'import json,re; t=open("/proc/cpuinfo").read(); f=[re.search(r"^"+k+r"\s*:\s*(\S+)", t, re.M) for k in ("cpu family", "model", "stepping")]; print(json.dumps(", ".join(k+" "+m.group(1) for k,m in zip(("family","model","stepping"),f) if m)))'),
  "memTotalKb": $(awk '/MemTotal/ {print $2}' /proc/meminfo),
  "thp": "$(sed -n 's/.*\[\(.*\)\].*/\1/p' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)",
  "java": $(python3 -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$("$JAVA" -version 2>&1 | tr '\n' ' ')"),

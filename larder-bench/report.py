@@ -405,7 +405,9 @@ def main():
     L.append(f"- **Date:** {info.get('date', 'unknown')} (commit `{info.get('commit', '?')}`)")
     mem_gib = f", {info['memTotalKb'] / (1 << 20):.0f} GiB RAM" if info.get("memTotalKb") else ""
     thp = f", transparent huge pages `{info['thp']}`" if info.get("thp") else ""
-    L.append(f"- **Machine:** {info.get('nproc', '?')} cores (`nproc`), CPU `{info.get('cpu', '?')}`{mem_gib}{thp}")
+    # Family and model tell apart guests that report the same name (an "AMD EPYC" is Zen 1 to 4).
+    cpu_id = f" ({info['cpuId']})" if info.get("cpuId") else ""
+    L.append(f"- **Machine:** {info.get('nproc', '?')} cores (`nproc`), CPU `{info.get('cpu', '?')}`{cpu_id}{mem_gib}{thp}")
     L.append(
         f"- **JDK:** {any_rec.get('jdk') or '?'} ({any_rec.get('vm') or info.get('java', '?')}); "
         f"JMH {any_rec.get('jmh') or '?'}"
