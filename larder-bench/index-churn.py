@@ -17,6 +17,8 @@ removal walk. The designs:
   on while the bucket's overflow count is not 0 (F14-like; branch experiment/bucketed-index-tags).
 - buckets-linear: the same buckets, stepping to the next bucket, and a removal that pulls a key
   passing over the freed bucket back into it (a bucket-level backward shift).
+- buckets-home: buckets-linear, with each bucket also counting its own home's keys placed in
+  later buckets; a probe stops once it has seen them all (so most misses read one line).
 
 docs/speed-work.md (fifty-first session) has what it showed.
 """
@@ -145,11 +147,15 @@ class Buckets:
             self.b[c].remove(f)
             self.b[hole].append(f)
             self.where[f[0]] = hole
+            self.moved(f, hole)
             x = hole
             while x != c:
                 self.ovf[x] -= 1
                 x = (x + 1) % self.n
             hole = c
+
+    def moved(self, e, to):
+        """A removal pulled key `e` back into bucket `to`."""
 
     def probe_lines(self, home, key=None, step=None):
         step = step or (1 if self.linear else 1 + self.rnd.randrange(self.n - 1))
@@ -161,6 +167,48 @@ class Buckets:
 
     def keys(self):
         return [(e[0], e[1], b, e[2]) for b, es in enumerate(self.b) for e in es]
+
+
+class BucketsHome(Buckets):
+    """buckets-linear, and each bucket also counts its own home's keys that sit in a later
+    bucket ("away"): a probe stops once it has seen that many keys of its home, so a miss whose
+    home has none away reads one line. (The counts need room in the control word: in a real
+    table, two 4-bit counts in its last byte, or six slots a bucket.)"""
+
+    def __init__(self, buckets, rnd):
+        super().__init__(buckets, rnd, True)
+        self.name = "buckets-home"
+        self.away = [0] * self.n
+
+    def insert(self, key):
+        super().insert(key)
+        b = self.where[key]
+        home = next(e[1] for e in self.b[b] if e[0] == key)
+        if b != home:
+            self.away[home] += 1
+
+    def remove(self, key):
+        b = self.where[key]
+        home = next(e[1] for e in self.b[b] if e[0] == key)
+        if b != home:
+            self.away[home] -= 1
+        super().remove(key)
+
+    def moved(self, e, to):
+        if to == e[1]:
+            self.away[e[1]] -= 1
+
+    def probe_lines(self, home, key=None, step=None):
+        b, lines, seen = home, 1, 0
+        while True:
+            if key is not None and any(e[0] == key for e in self.b[b]):
+                return lines
+            if b != home:
+                seen += sum(1 for e in self.b[b] if e[1] == home)
+            if seen >= self.away[home]:
+                return lines
+            b = (b + 1) % self.n
+            lines += 1
 
 
 def run(table, n, churn, rnd):
@@ -200,7 +248,7 @@ def main():
     a = p.parse_args()
     for churn in a.churn:
         for make in (lambda r: RobinHood(a.buckets, r), lambda r: Buckets(a.buckets, r, False),
-                     lambda r: Buckets(a.buckets, r, True)):
+                     lambda r: Buckets(a.buckets, r, True), lambda r: BucketsHome(a.buckets, r)):
             rnd = random.Random(a.seed)
             table = make(rnd)
             slots = table.cap if isinstance(table, RobinHood) else table.n * 7
