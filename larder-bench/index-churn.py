@@ -90,8 +90,17 @@ class RobinHood:
             i = (i + 1) % self.cap
             d += 1
 
-    def keys(self):
-        return [(e[0], e[1], i) for i, e in enumerate(self.slots) if e is not None]
+    def capacity(self):
+        return self.cap
+
+    def hits(self):
+        """Lines each present key's probe reads, and the share of keys in their home's line."""
+        keys = [(e[0], e[1], i) for i, e in enumerate(self.slots) if e is not None]
+        lines = [self.probe_lines(home, key) for key, home, _ in keys]
+        return lines, sum(1 for _, home, i in keys if i // 8 == home // 8) / len(keys)
+
+    def miss_lines(self):
+        return self.probe_lines(self.rnd.randrange(self.cap))
 
 
 class Buckets:
@@ -165,8 +174,17 @@ class Buckets:
             lines += 1
         return lines
 
-    def keys(self):
-        return [(e[0], e[1], b, e[2]) for b, es in enumerate(self.b) for e in es]
+    def capacity(self):
+        return self.n * 7
+
+    def hits(self):
+        """Lines each present key's probe reads, and the share of keys in their home bucket."""
+        keys = [(e[0], e[1], b, e[2]) for b, es in enumerate(self.b) for e in es]
+        lines = [self.probe_lines(home, key, step) for key, home, _, step in keys]
+        return lines, sum(1 for _, home, b, _ in keys if b == home) / len(keys)
+
+    def miss_lines(self):
+        return self.probe_lines(self.rnd.randrange(self.n))
 
 
 class BucketsHome(Buckets):
@@ -224,15 +242,8 @@ def run(table, n, churn, rnd):
         table.insert(next_key)
         live[j] = next_key
         next_key += 1
-    keys = table.keys()
-    if isinstance(table, RobinHood):
-        hits = [table.probe_lines(home, key) for key, home, _ in keys]
-        in_home = sum(1 for _, home, i in keys if i // 8 == home // 8) / len(keys)
-        misses = [table.probe_lines(rnd.randrange(table.cap)) for _ in range(20000)]
-    else:
-        hits = [table.probe_lines(home, key, step) for key, home, _, step in keys]
-        in_home = sum(1 for _, home, b, _ in keys if b == home) / len(keys)
-        misses = [table.probe_lines(rnd.randrange(table.n)) for _ in range(20000)]
+    hits, in_home = table.hits()
+    misses = [table.miss_lines() for _ in range(20000)]
     per = max(1, rounds)
     print(f"{table.name:15} churn {churn}: lines per hit {sum(hits) / len(hits):.2f}, per miss "
           f"{sum(misses) / len(misses):.2f}; in home line {in_home:.2f}; most passed {table.max_passed}; "
@@ -251,8 +262,7 @@ def main():
                      lambda r: Buckets(a.buckets, r, True), lambda r: BucketsHome(a.buckets, r)):
             rnd = random.Random(a.seed)
             table = make(rnd)
-            slots = table.cap if isinstance(table, RobinHood) else table.n * 7
-            run(table, int(slots * a.load), churn, rnd)
+            run(table, int(table.capacity() * a.load), churn, rnd)
 
 
 if __name__ == "__main__":
