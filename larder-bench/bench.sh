@@ -19,6 +19,7 @@ ROOT=$(pwd)
 : "${SCENARIOS:=getput zerocopy readthrough memory}"
 : "${CACHES:=larder caffeine ohc chronicle ehcache mapdb cache2k}"
 : "${SIZES:=10000 100000 1000000}"            # add 10000000 where memory allows
+: "${VALUE_BYTES:=256}"                         # GET/PUT and zero-copy values' size (keys: 16 bytes)
 : "${THREADS:=1 max}"                           # max = every core
 : "${MODES:=avgt,sample}"
 : "${JMH_OPTS:=-f 1 -wi 3 -w 2s -i 5 -r 2s}"
@@ -35,7 +36,10 @@ ROOT=$(pwd)
 : "${DOC:=docs/benchmarks.md}"                 # the page the report writes (another OUT, another DOC)
 : "${CLEAN:=1}"                                 # 1: remove earlier results of the scenarios run
 
-SETTINGS=(SCENARIOS CACHES SIZES THREADS MODES JMH_OPTS ROUNDS LATER_MODES LATER_CACHES PROF RT_SIZES RT_THREADS RT_OPTS PROBE_ENTRIES PROBE_VALUES OUT DOC)
+[[ $VALUE_BYTES =~ ^[1-9][0-9]*$ ]] \
+  || { echo "bench.sh: VALUE_BYTES must be a whole number of bytes above 0, not '$VALUE_BYTES'" >&2; exit 2; }
+
+SETTINGS=(SCENARIOS CACHES SIZES VALUE_BYTES THREADS MODES JMH_OPTS ROUNDS LATER_MODES LATER_CACHES PROF RT_SIZES RT_THREADS RT_OPTS PROBE_ENTRIES PROBE_VALUES OUT DOC)
 COMMAND=""
 for s in "${SETTINGS[@]}"; do COMMAND+="$s='${!s}' "; done
 COMMAND+="larder-bench/bench.sh"
@@ -83,7 +87,7 @@ cat > "$OUT/run-info.json" <<EOF
  "memTotalKb": $(awk '/MemTotal/ {print $2}' /proc/meminfo),
  "thp": "$(sed -n 's/.*\[\(.*\)\].*/\1/p' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)",
  "java": $(python3 -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$("$JAVA" -version 2>&1 | tr '\n' ' ')"),
- "jmhOpts": "$JMH_OPTS", "rounds": $ROUNDS, "modes": "$MODES", "laterModes": "$LATER_MODES", "laterCaches": "$LATER_CACHES", "prof": "$PROF", "threads": "$THREADS"}
+ "valueBytes": $VALUE_BYTES, "jmhOpts": "$JMH_OPTS", "rounds": $ROUNDS, "modes": "$MODES", "laterModes": "$LATER_MODES", "laterCaches": "$LATER_CACHES", "prof": "$PROF", "threads": "$THREADS"}
 EOF
 
 prof_args=()
@@ -112,7 +116,7 @@ for sc in $SCENARIOS; do
           echo "== GET/PUT round $r/$ROUNDS $op $c threads=$t size=$s"
           # shellcheck disable=SC2086
           jmh "$OUT/getput-$c-t$t-s$s-$op-r$r.json" "$OUT/logs/getput-$c-t$t-s$s-$op-r$r.log" "$c" "$s" \
-            "dev.larder.bench.GetPutBenchmark.$op\$" -p cache="$c" -p size="$s" -t "$t" -bm "$modes" \
+            "dev.larder.bench.GetPutBenchmark.$op\$" -p cache="$c" -p size="$s" -p valueSize="$VALUE_BYTES" -t "$t" -bm "$modes" \
             "${prof_args[@]}" $JMH_OPTS
         done; done; done; done
       done ;;
@@ -121,7 +125,7 @@ for sc in $SCENARIOS; do
         echo "== Larder zero-copy threads=$t size=$s"
         # shellcheck disable=SC2086
         jmh "$OUT/zerocopy-t$t-s$s.json" "$OUT/logs/zerocopy-t$t-s$s.log" larder "$s" \
-          'dev.larder.bench.LarderZeroCopyBenchmark.(readZeroCopy|getCopy)$' -p size="$s" -t "$t" -bm "$MODES" \
+          'dev.larder.bench.LarderZeroCopyBenchmark.(readZeroCopy|getCopy)$' -p size="$s" -p valueSize="$VALUE_BYTES" -t "$t" -bm "$MODES" \
           "${prof_args[@]}" $JMH_OPTS
       done; done ;;
     readthrough)

@@ -19,6 +19,7 @@ set -euo pipefail
 : "${CACHES:=larder}"
 : "${OPS:=get}"                   # get, overwrite, insert
 : "${SIZES:=10000}"
+: "${VALUE_BYTES:=256}"           # the values' size (the keys are 16 bytes)
 : "${WARMUP:=300000}"             # calls before either run's measured calls (compiled by then)
 : "${CALLS:=1000000}"             # calls measured, between the marks
 : "${TOP:=0}"                     # show the TOP pieces of code by instructions per call
@@ -45,7 +46,7 @@ count() {
       --callgrind-out-file="$dir/cg.%p" \
       "$JAVA" -Xbatch -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit -Xms2g -Xmx2g \
       $("$JAVA" -cp "$JAR" dev.larder.bench.Peer "$cache") $FLAGS \
-      -cp "$JAR" dev.larder.bench.InstructionProbe --cache "$cache" --op "$op" --entries "$size" \
+      -cp "$JAR" dev.larder.bench.InstructionProbe --cache "$cache" --op "$op" --entries "$size" --value-bytes "$VALUE_BYTES" \
       --warmup "$WARMUP" --calls "$CALLS" > "$dir/out.txt" 2> "$dir/valgrind.log") \
     || measured_then_failed "$dir"
   # The probe writes /tmp/perf-<pid>.map before its marks, DumpPerfMapAtExit again at exit; keep
@@ -68,5 +69,5 @@ measured_then_failed() {
 for cache in $CACHES; do for op in $OPS; do for size in $SIZES; do
   run="$WORK/$cache-$op-$size"
   count "$run" "$cache" "$op" "$size"
-  echo "$cache $op N=$size ${FLAGS:+($FLAGS) }$(python3 larder-bench/instructions.py "$run" "$WARMUP" "$CALLS" "$TOP")"
+  echo "$cache $op N=$size ${VALUE_BYTES}-byte values ${FLAGS:+($FLAGS) }$(python3 larder-bench/instructions.py "$run" "$WARMUP" "$CALLS" "$TOP")"
 done; done; done

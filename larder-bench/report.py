@@ -175,6 +175,19 @@ def load_peers(results):
     return peers
 
 
+def value_size(recs, info):
+    """The values' size of the GET/PUT and zero-copy runs (bench.sh's VALUE_BYTES): one per page."""
+    sizes = {int(r["params"]["valueSize"]) for r in recs if "valueSize" in r["params"]}
+    if len(sizes) > 1:
+        sys.exit(f"report.py: the results mix value sizes {sorted(sizes)}; give each size its own OUT and DOC")
+    return sizes.pop() if sizes else int(info.get("valueBytes", 256))
+
+
+def array_bytes(n):
+    """The heap bytes of a byte[n]: a 16-byte header, the length rounded up to 8."""
+    return 16 + (n + 7) // 8 * 8
+
+
 def find(recs, **kw):
     out = [r for r in recs if all(r.get(k) == v for k, v in kw.items())]
     return out[0] if out else None
@@ -390,6 +403,7 @@ def main():
     threads = sorted({r["threads"] for r in getput})
     caches = [c for c in CACHES if c in {r["cache"] for r in getput} or c in peers] or CACHES
     any_rec = recs[0] if recs else {}
+    value_bytes = value_size(getput + zc, info)
 
     L = []
     L.append("# Benchmarks")
@@ -484,7 +498,7 @@ def main():
     L.append("")
     L.append(
         "Sizing: every cache is built to hold the benchmark's N entries. Larder gets "
-        "`maximumBytes(MemoryEstimator.estimate(N, 16, 256).recommendedMaximumBytes())` (room for overwrites), `maximumEntries(N)` and `expectedEntries(N)`; Caffeine "
+        f"`maximumBytes(MemoryEstimator.estimate(N, 16, {value_bytes}).recommendedMaximumBytes())` (room for overwrites), `maximumEntries(N)` and `expectedEntries(N)`; Caffeine "
         "`maximumSize(N)` (and `initialCapacity(N)`); cache2k `entryCapacity(N)`; MapDB `expireMaxSize(N)` with "
         "create/update/get expiry queues (LRU); OHC a byte capacity of N × (key + value + 64) × 1.1 and a presized "
         "hash table; Ehcache an off-heap tier of N × (key + 8 + value + 64) × 1.1 bytes (at least 1 MiB); Chronicle "
@@ -527,7 +541,7 @@ def main():
         L.append("")
         L.append(
             "AverageTime mode; lower is better. In brackets: the cache's time over Larder's (above 1.00× means "
-            "Larder is faster). 16-byte keys, 256-byte values; the cache holds N entries; GET and PUT-overwrite pick "
+            f"Larder is faster). 16-byte keys, {value_bytes}-byte values; the cache holds N entries; GET and PUT-overwrite pick "
             "uniformly random present keys; PUT-insert cycles through 64N fresh keys (at most 16M, at least 2N), so almost every put inserts a new key and evicts (a pool of 2N, used before 2026-11-24, is a loop of which Larder and Caffeine kept about half, so half of their \"inserts\" were overwrites; with this pool under 2% find their key present)."
         )
         L.append("")
@@ -623,8 +637,8 @@ def main():
             L.append("")
             L.append(
                 "`gc.alloc.rate.norm` from the AverageTime runs on 1 thread: bytes the operation allocates on the "
-                f"Java heap (under {ZERO_ALLOC} B/op is shown as 0). A GET that copies a 256-byte value out "
-                "allocates at least the 272-byte array."
+                f"Java heap (under {ZERO_ALLOC} B/op is shown as 0). A GET that copies a {value_bytes}-byte value out "
+                f"allocates at least the {array_bytes(value_bytes)}-byte array."
             )
             L.append("")
             rows = []
@@ -644,7 +658,7 @@ def main():
         L.append("## Larder zero-copy GET")
         L.append("")
         L.append(
-            "`read(key, seg -> seg.get(JAVA_BYTE, 0))` against `getIfPresent(key)` (which copies the 256-byte value "
+            f"`read(key, seg -> seg.get(JAVA_BYTE, 0))` against `getIfPresent(key)` (which copies the {value_bytes}-byte value "
             "into a new array), on the same filled cache. AverageTime."
         )
         L.append("")

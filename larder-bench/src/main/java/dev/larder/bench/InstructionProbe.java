@@ -7,7 +7,8 @@ import java.util.Set;
 
 /**
  * The program {@code larder-bench/instructions.sh} runs under valgrind to count the instructions
- * one call of a cache takes: fills a cache with N entries (16-byte keys, 256-byte values), makes
+ * one call of a cache takes: fills a cache with N entries (16-byte keys, {@code --value-bytes}
+ * values, 256 unless given), makes
  * {@code --warmup} calls (so that the JIT has compiled the path), then {@code --calls} more
  * between two marks ({@code Thread.yield}, at whose {@code sched_yield} callgrind dumps its
  * counts), so that the caller's part between the marks is the measured calls alone.
@@ -32,8 +33,9 @@ public final class InstructionProbe {
         int entries = Integer.parseInt(opts.getOrDefault("entries", "10000"));
         long warmup = Long.parseLong(opts.getOrDefault("warmup", "300000"));
         long calls = Long.parseLong(opts.getOrDefault("calls", "1000000"));
-        if (entries <= 0 || warmup < 0 || calls < 0) {
-            throw new IllegalArgumentException("need entries > 0, warmup and calls >= 0: " + opts);
+        int valueBytes = Integer.parseInt(opts.getOrDefault("value-bytes", "256"));
+        if (entries <= 0 || warmup < 0 || calls < 0 || valueBytes <= 0) {
+            throw new IllegalArgumentException("need entries and value-bytes > 0, warmup and calls >= 0: " + opts);
         }
         Calls run =
                 switch (op) {
@@ -46,10 +48,10 @@ public final class InstructionProbe {
         Workload w = new Workload(
                 keys,
                 op.equals("insert") ? Keys.keys(entries, GetPutBenchmark.insertPoolSize(entries)) : null,
-                Keys.value(-1, 256));
-        try (BenchCache cache = Caches.create(name, entries, 256)) {
+                Keys.value(-1, valueBytes));
+        try (BenchCache cache = Caches.create(name, entries, valueBytes)) {
             for (int i = 0; i < entries; i++) {
-                cache.put(keys[i], Keys.value(i, 256));
+                cache.put(keys[i], Keys.value(i, valueBytes));
             }
             long sink = run.calls(cache, w, warmup);
             writePerfMap();
