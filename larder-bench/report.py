@@ -422,6 +422,7 @@ def main():
     # Family and model tell apart guests that report the same name (an "AMD EPYC" is Zen 1 to 4).
     cpu_id = f" ({info['cpuId']})" if info.get("cpuId") else ""
     L.append(f"- **Machine:** {info.get('nproc', '?')} cores (`nproc`), CPU `{info.get('cpu', '?')}`{cpu_id}{mem_gib}{thp}")
+    L.append(f"- **Entries:** 16-byte `String` keys, {value_bytes}-byte values (GET/PUT and zero-copy GET)")
     L.append(
         f"- **JDK:** {any_rec.get('jdk') or '?'} ({any_rec.get('vm') or info.get('java', '?')}); "
         f"JMH {any_rec.get('jmh') or '?'}"
