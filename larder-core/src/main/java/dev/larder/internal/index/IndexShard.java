@@ -200,23 +200,8 @@ public final class IndexShard extends ShardLock {
             return false;
         }
         try {
-            long tag = IndexWord.tagOf(hash);
             MemorySegment t = table;
-            int cap = (int) (t.byteSize() >>> 3);
-            int slot = IndexWord.homeSlot(hash, cap);
-            for (int d = 0; d <= IndexWord.MAX_DIST; d++) {
-                long w = (long) WORD.get(t, (long) slot << 3);
-                if (w == IndexWord.EMPTY || IndexWord.dist(w) < d) {
-                    return false;
-                }
-                if (IndexWord.tag(w) == tag && IndexWord.location(w) == location) {
-                    return validate(s);
-                }
-                if (++slot == cap) {
-                    slot = 0;
-                }
-            }
-            return false;
+            return slotOfLocation(t, (int) (t.byteSize() >>> 3), hash, location) >= 0 && validate(s);
         } catch (IllegalStateException freed) {
             return false; // a table replaced and freed while it was read
         }
@@ -274,10 +259,18 @@ public final class IndexShard extends ShardLock {
 
     /** The slot whose word leads to {@code location}, or -1. Caller holds the lock. */
     public int slotOfLocation(long hash, long location) {
+        return slotOfLocation(table, capacity, hash, location);
+    }
+
+    /**
+     * The slot of {@code t}, a table of {@code cap} slots, whose word has {@code hash}'s tag and
+     * leads to {@code location}, or -1; also -1 past {@link IndexWord#MAX_DIST} slots, which only
+     * a torn view of a table being rewritten shows.
+     */
+    private static int slotOfLocation(MemorySegment t, int cap, long hash, long location) {
         long tag = IndexWord.tagOf(hash);
-        MemorySegment t = table;
-        int slot = IndexWord.homeSlot(hash, capacity);
-        for (int d = 0; ; d++) {
+        int slot = IndexWord.homeSlot(hash, cap);
+        for (int d = 0; d <= IndexWord.MAX_DIST; d++) {
             long w = (long) WORD.get(t, (long) slot << 3);
             if (w == IndexWord.EMPTY || IndexWord.dist(w) < d) {
                 return -1;
@@ -285,10 +278,11 @@ public final class IndexShard extends ShardLock {
             if (IndexWord.tag(w) == tag && IndexWord.location(w) == location) {
                 return slot;
             }
-            if (++slot == capacity) {
+            if (++slot == cap) {
                 slot = 0;
             }
         }
+        return -1;
     }
 
     public long wordAt(int slot) {
