@@ -200,8 +200,23 @@ public final class IndexShard extends ShardLock {
             return false;
         }
         try {
+            long tag = IndexWord.tagOf(hash);
             MemorySegment t = table;
-            return slotOfLocation(t, (int) (t.byteSize() >>> 3), hash, location) >= 0 && validate(s);
+            int cap = (int) (t.byteSize() >>> 3);
+            int slot = IndexWord.homeSlot(hash, cap);
+            for (int d = 0; d <= IndexWord.MAX_DIST; d++) {
+                long w = (long) WORD.get(t, (long) slot << 3);
+                if (w == IndexWord.EMPTY || IndexWord.dist(w) < d) {
+                    return false;
+                }
+                if (IndexWord.tag(w) == tag && IndexWord.location(w) == location) {
+                    return validate(s);
+                }
+                if (++slot == cap) {
+                    slot = 0;
+                }
+            }
+            return false;
         } catch (IllegalStateException freed) {
             return false; // a table replaced and freed while it was read
         }
@@ -259,18 +274,10 @@ public final class IndexShard extends ShardLock {
 
     /** The slot whose word leads to {@code location}, or -1. Caller holds the lock. */
     public int slotOfLocation(long hash, long location) {
-        return slotOfLocation(table, capacity, hash, location);
-    }
-
-    /**
-     * The slot of {@code t}, a table of {@code cap} slots, whose word has {@code hash}'s tag and
-     * leads to {@code location}, or -1; also -1 past {@link IndexWord#MAX_DIST} slots, which only
-     * a torn view of a table being rewritten shows.
-     */
-    private static int slotOfLocation(MemorySegment t, int cap, long hash, long location) {
         long tag = IndexWord.tagOf(hash);
-        int slot = IndexWord.homeSlot(hash, cap);
-        for (int d = 0; d <= IndexWord.MAX_DIST; d++) {
+        MemorySegment t = table;
+        int slot = IndexWord.homeSlot(hash, capacity);
+        for (int d = 0; ; d++) {
             long w = (long) WORD.get(t, (long) slot << 3);
             if (w == IndexWord.EMPTY || IndexWord.dist(w) < d) {
                 return -1;
@@ -278,11 +285,10 @@ public final class IndexShard extends ShardLock {
             if (IndexWord.tag(w) == tag && IndexWord.location(w) == location) {
                 return slot;
             }
-            if (++slot == cap) {
+            if (++slot == capacity) {
                 slot = 0;
             }
         }
-        return -1;
     }
 
     public long wordAt(int slot) {
