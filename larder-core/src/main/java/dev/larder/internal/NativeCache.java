@@ -2091,12 +2091,10 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
     /**
      * Drained from the read buffer, under the maintenance lock: counts the key in the frequency
      * sketch and marks its record read, if the page is still in the generation the reader saw and
-     * the index leads the key to that location. The generation (24 bits of it) is a cheap filter;
-     * the index's word is the proof, against the buffer's mismatched or stale pairs, that the
-     * location starts a live record, so no byte that is not a record's layout is ever changed.
-     * (The record is the key's, or, for a pair mismatched by racing readers, that of another key
-     * of the same tag on the same probe: a record some reader did read.) The look is mostly a
-     * hit: a reader drains every 64 accesses, so the line it probed is still in its core's cache.
+     * the record there is this key's. Pages are reused only under that lock, and records never
+     * move within a page (a rewrite in place keeps the key), so a matching generation means the
+     * location still starts the record that was read; the key check guards against the buffer's
+     * mismatched or stale pairs, so no byte that is not a record's layout is ever changed.
      */
     private void applyAccess(long hash, long ref) {
         policy.record(hash);
@@ -2108,12 +2106,25 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         if (page >= store.maxPages() || (store.generation(page) & REF_GENERATION_MASK) != (int) (ref >>> 40)) {
             return;
         }
-        // Its page cannot be reused between the look and the mark: that takes the maintenance
-        // lock, held here.
-        if (shardFor(hash).leadsTo(hash, location)) {
-            RecordLayout.recordAccess(store.pageById(page), store.offset(location));
+        MemorySegment segment = store.pageById(page);
+        long offset = store.offset(location);
+        int layout = RecordLayout.layout(segment, offset);
+        if (layout == 0 || RecordLayout.accessSaturated(layout)) {
+            return; // not written, or already marked as often as it can be (most hits on hot keys)
+        }
+        // The buffer may pair a hash with another access's reference: mark the record only if it
+        // is this hash's key (which also proves the location starts a record).
+        RecordLayout.Header h = accessHeader;
+        if (!h.tryParse(segment, offset, sizing.pageSize(), store.shapes())) {
+            return;
+        }
+        if (KeyHash.hash(seed, segment, h.keyOffset, h.keyLength) == hash) {
+            RecordLayout.recordAccess(segment, offset);
         }
     }
+
+    /** The drain's header, reused (the drain runs under the maintenance lock, one at a time). */
+    private final RecordLayout.Header accessHeader = new RecordLayout.Header();
     /** If the maintenance lock is free: drains the access buffers into the policy. Returns whether it got the lock. */
     private boolean drainIfFree() {
         if (!maintenanceLock.tryLock()) {

@@ -188,41 +188,6 @@ public final class IndexShard extends ShardLock {
     }
 
     /**
-     * Whether a word with {@code hash}'s tag, on {@code hash}'s probe, leads to {@code location},
-     * read without the lock. True only from a consistent snapshot, so {@code location} then
-     * started a live record: this key's, or one of a key that shares its tag and its probe (no
-     * key is compared). Never waits: a writer in its critical section, a torn view or a table
-     * freed meanwhile answer false.
-     */
-    public boolean leadsTo(long hash, long location) {
-        long s = beginRead();
-        if (s < 0) {
-            return false;
-        }
-        try {
-            long tag = IndexWord.tagOf(hash);
-            MemorySegment t = table;
-            int cap = (int) (t.byteSize() >>> 3);
-            int slot = IndexWord.homeSlot(hash, cap);
-            for (int d = 0; d <= IndexWord.MAX_DIST; d++) {
-                long w = (long) WORD.get(t, (long) slot << 3);
-                if (w == IndexWord.EMPTY || IndexWord.dist(w) < d) {
-                    return false;
-                }
-                if (IndexWord.tag(w) == tag && IndexWord.location(w) == location) {
-                    return validate(s);
-                }
-                if (++slot == cap) {
-                    slot = 0;
-                }
-            }
-            return false;
-        } catch (IllegalStateException freed) {
-            return false; // a table replaced and freed while it was read
-        }
-    }
-
-    /**
      * Returns the word whose record holds {@code key}, or {@link IndexWord#EMPTY}, for a reader
      * inside a reader epoch (whose records no writer rewrites in place, see {@code
      * NativeCache}); the record's header is parsed into {@code h}. A hit needs no validation; a

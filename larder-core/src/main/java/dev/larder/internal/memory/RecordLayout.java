@@ -492,6 +492,19 @@ public final class RecordLayout {
             return this;
         }
 
+        /**
+         * Parses like {@link #parse}, but returns false instead of throwing for bytes that are not
+         * a well-formed record (for callers that may point at any byte of a page).
+         */
+        public boolean tryParse(MemorySegment page, long offset, long limit, RecordShapes shapes) {
+            try {
+                parse(page, offset, limit, shapes);
+                return true;
+            } catch (IllegalStateException | IndexOutOfBoundsException notARecord) {
+                return false;
+            }
+        }
+
         /** Sets the fields of a shaped record from its shape (none learned: corrupt). */
         private Header shaped(long offset, long limit, RecordShapes shapes, int format) {
             long shape = shapes.shape(format);
