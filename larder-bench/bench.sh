@@ -19,7 +19,8 @@ ROOT=$(pwd)
 : "${SCENARIOS:=getput zerocopy readthrough memory}"
 : "${CACHES:=larder caffeine ohc chronicle ehcache mapdb cache2k}"
 : "${SIZES:=10000 100000 1000000}"            # add 10000000 where memory allows
-: "${VALUE_BYTES:=256}"                         # GET/PUT and zero-copy values' size (keys: 16 bytes)
+: "${VALUE_BYTES:=256}"                         # GET/PUT and zero-copy values' size (keys: 16 bytes);
+                                                # heap_for sizes the forks for up to ~1 KiB at 1M
 : "${THREADS:=1 max}"                           # max = every core
 : "${MODES:=avgt,sample}"
 : "${JMH_OPTS:=-f 1 -wi 3 -w 2s -i 5 -r 2s}"
