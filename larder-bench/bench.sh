@@ -19,8 +19,7 @@ ROOT=$(pwd)
 : "${SCENARIOS:=getput zerocopy readthrough memory}"
 : "${CACHES:=larder caffeine ohc chronicle ehcache mapdb cache2k}"
 : "${SIZES:=10000 100000 1000000}"            # add 10000000 where memory allows
-: "${VALUE_BYTES:=256}"                         # GET/PUT and zero-copy values' size (keys: 16 bytes);
-                                                # heap_for sizes the forks for up to ~1 KiB at 1M
+: "${VALUE_BYTES:=256}"                         # GET/PUT and zero-copy values' size (keys: 16 bytes)
 : "${THREADS:=1 max}"                           # max = every core
 : "${MODES:=avgt,sample}"
 : "${JMH_OPTS:=-f 1 -wi 3 -w 2s -i 5 -r 2s}"
@@ -57,7 +56,13 @@ heap_for() { # the forks' heap for a cache size: keys, insert keys and on-heap c
   # Pre-touched: without it the first pass through a multi-GiB young generation page-faults on
   # every fresh 4 KiB, which slowed every cache that allocates per GET (Larder, OHC, ...) by 2-5x
   # in whichever iterations it fell (measured 190 -> 1,000 ns/op for a 272-byte GET copy).
-  if [ "$1" -ge 10000000 ]; then echo "-Xms14g -Xmx14g -XX:+AlwaysPreTouch"; else echo "-Xms4g -Xmx4g -XX:+AlwaysPreTouch"; fi
+  # At least 4 GiB (14 at 10M); more where an on-heap cache's values need it: twice N values
+  # and their arrays' headers, and 3 GiB for the keys and the insert pool.
+  local base=4 values
+  [ "$1" -ge 10000000 ] && base=14
+  values=$(( ($1 * (VALUE_BYTES + 64) * 2 + (1 << 30) - 1) / (1 << 30) + 3 ))
+  local gib=$(( values > base ? values : base ))
+  echo "-Xms${gib}g -Xmx${gib}g -XX:+AlwaysPreTouch"
 }
 
 if [ "$CLEAN" = 1 ]; then
