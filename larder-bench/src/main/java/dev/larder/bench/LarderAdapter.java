@@ -20,6 +20,11 @@ final class LarderAdapter implements BenchCache {
     final LarderCache<String, byte[]> cache;
 
     LarderAdapter(long entries, int valueBytes) {
+        this(entries, valueBytes, CALLER_RUNS);
+    }
+
+    /** With {@code callerRuns}, maintenance runs on the caller's thread: see {@link #CALLER_RUNS}. */
+    LarderAdapter(long entries, int valueBytes, boolean callerRuns) {
         long bytes = (long) (ROOM
                 * MemoryEstimator.estimate(entries, Keys.KEY_BYTES, valueBytes).recommendedMaximumBytes());
         LarderBuilder<String, byte[]> builder = Larder.newBuilder(Codecs.utf8(), Codecs.bytes())
@@ -37,7 +42,7 @@ final class LarderAdapter implements BenchCache {
         if (EXPIRE_AFTER_WRITE_SECONDS > 0) {
             builder.expireAfterWrite(Duration.ofSeconds(EXPIRE_AFTER_WRITE_SECONDS));
         }
-        if (CALLER_RUNS) {
+        if (callerRuns) {
             builder.executor(Runnable::run);
         }
         this.cache = builder.build();
