@@ -304,28 +304,58 @@ public final class IndexShard extends ShardLock {
      * checks out of the walk: inserts 3-10% slower (docs/speed-work.md, twenty-seventh session).
      */
     private void place(MemorySegment t, int cap, long word, int slot) {
+        // The first slot that is empty or holds a word nearer its home than this one would be:
+        // the word goes there, and the rest of the cluster moves one slot on.
         int d = 0;
+        long w;
         for (; ; ) {
-            long w = (long) WORD.get(t, (long) slot << 3);
-            if (w == IndexWord.EMPTY) {
-                WORD.set(t, (long) slot << 3, IndexWord.withDist(word, d));
-                maxDist = Math.max(maxDist, d);
-                return;
-            }
-            int wd = IndexWord.dist(w);
-            if (wd < d) {
-                WORD.set(t, (long) slot << 3, IndexWord.withDist(word, d));
-                maxDist = Math.max(maxDist, d);
-                word = w;
-                d = wd;
+            w = (long) WORD.get(t, (long) slot << 3);
+            if (w == IndexWord.EMPTY || IndexWord.dist(w) < d) {
+                break;
             }
             if (++slot == cap) {
                 slot = 0;
             }
-            d++;
-            if (d > IndexWord.MAX_DIST) {
+            if (++d > IndexWord.MAX_DIST) {
                 throw new IllegalStateException("index probe length over " + IndexWord.MAX_DIST);
             }
+        }
+        if (w != IndexWord.EMPTY && maxDist >= IndexWord.MAX_DIST) {
+            // A word moved on would pass the dist field's range (and growth keeps far below it).
+            throw new IllegalStateException("index probe length over " + IndexWord.MAX_DIST);
+        }
+        WORD.set(t, (long) slot << 3, IndexWord.withDist(word, d));
+        shiftOn(t, cap, slot, w);
+        maxDist = Math.max(maxDist, d);
+    }
+
+    /**
+     * Moves the words from the slot after {@code slot} to the cluster's end one slot on, {@code
+     * w} (the word that was in {@code slot}) first: each is one slot farther from its home, a
+     * single add to its dist field. The Robin Hood swaps of a placement leave the same dists
+     * slot by slot (a cluster is ordered by home slot; words of one home may change places among
+     * themselves), with a load, an add and a store per word instead of a dist compared and a
+     * word swapped (docs/speed-work.md, fifty-third session).
+     */
+    private void shiftOn(MemorySegment t, int cap, int slot, long w) {
+        long farthest = (long) (maxDist + 1) << IndexWord.DIST_SHIFT; // the dist field of maxDist
+        while (w != IndexWord.EMPTY) {
+            if (++slot == cap) {
+                slot = 0;
+            }
+            long next = (long) WORD.get(t, (long) slot << 3);
+            long moved = w + IndexWord.DIST_ONE;
+            if ((moved & IndexWord.DIST_FIELD) > farthest) {
+                farthest = moved & IndexWord.DIST_FIELD;
+                maxDist = IndexWord.dist(moved);
+                if (maxDist >= IndexWord.MAX_DIST) {
+                    // Only a table with no empty slot, which the load limits rule out, gets here:
+                    // the shift went round it.
+                    throw new IllegalStateException("index probe length over " + IndexWord.MAX_DIST);
+                }
+            }
+            WORD.set(t, (long) slot << 3, moved);
+            w = next;
         }
     }
 
@@ -341,11 +371,12 @@ public final class IndexShard extends ShardLock {
             for (; ; ) {
                 int next = hole + 1 == capacity ? 0 : hole + 1;
                 long w = (long) WORD.get(t, (long) next << 3);
-                if (w == IndexWord.EMPTY || IndexWord.dist(w) == 0) {
+                // Empty (no dist field) or at its home (dist 0): the cluster ends, or a new one starts.
+                if ((w & IndexWord.DIST_FIELD) <= IndexWord.DIST_ONE) {
                     WORD.set(t, (long) hole << 3, IndexWord.EMPTY);
                     break;
                 }
-                WORD.set(t, (long) hole << 3, IndexWord.withDist(w, IndexWord.dist(w) - 1));
+                WORD.set(t, (long) hole << 3, w - IndexWord.DIST_ONE); // one slot nearer its home
                 hole = next;
             }
         } finally {

@@ -31,6 +31,10 @@ public final class IndexWord {
     public static final long LOCATION_MASK = (1L << DIST_SHIFT) - 1;
     public static final int MAX_DIST = 254;
     public static final long MAX_LOCATION = LOCATION_MASK;
+    /** The bits of the dist field: a word's dist + 1, 0 in an empty word. */
+    public static final long DIST_FIELD = 0xFFL << DIST_SHIFT;
+    /** One more dist: added to a word (whose dist is under {@link #MAX_DIST}) it moves one slot on. */
+    public static final long DIST_ONE = 1L << DIST_SHIFT;
 
     private IndexWord() {}
 
