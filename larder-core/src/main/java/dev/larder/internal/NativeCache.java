@@ -195,6 +195,11 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                 cores,
                 config.partitions());
         this.maxKeyLength = sizing.maxKeyLength();
+        if (RecordLayout.maxRecordSize(maxKeyLength, sizing.largeValueThreshold(), true, false) > sizing.pageSize()) {
+            // write() relies on it: a value up to the threshold always fits a page.
+            throw new IllegalStateException("pages of " + sizing.pageSize() + " bytes cannot hold a record of the "
+                    + "longest key and a value at the large-value threshold");
+        }
         this.budget = new MemoryBudget(config.maximumBytes());
         this.shards = new IndexShard[sizing.shards()];
         this.shardMask = shards.length - 1;
@@ -870,9 +875,13 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             now = ticker.read();
             deadline = now + life;
         }
-        boolean isLarge = valueLength > sizing.largeValueThreshold()
-                || RecordLayout.maxRecordSize(keyLength, valueLength, expires, false) > sizing.pageSize();
-        checkFits(keyLength, valueLength, expires, isLarge);
+        // A value up to the threshold (an eighth of a page) always fits a page with its record's
+        // header, deadline and key (at most a quarter of a page: KeyScratch checked it), so only
+        // a large value's record and extent need checking: ~40 instructions fewer per write.
+        boolean isLarge = valueLength > sizing.largeValueThreshold();
+        if (isLarge) {
+            checkLargeFits(keyLength, valueLength, expires);
+        }
         long hash = ks.hash(seed);
         IndexShard shard = shardFor(hash);
         boolean counted = false;
@@ -1455,11 +1464,12 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         }
     }
 
-    private void checkFits(int keyLength, int valueLength, boolean expires, boolean isLarge) {
-        long recordBytes = RecordLayout.maxRecordSize(keyLength, valueLength, expires, isLarge);
+    /** Throws if a large value's record (its extent's id) or its extent cannot fit. */
+    private void checkLargeFits(int keyLength, int valueLength, boolean expires) {
+        long recordBytes = RecordLayout.maxRecordSize(keyLength, valueLength, expires, true);
         // The room is read only for a large value, whose extent the budget must hold: its terms
         // sit on lines the evictor writes, and reading them on every write cost two writers ~3%.
-        if (recordBytes > sizing.pageSize() || (isLarge && large.extentBytes(valueLength) > recordRoom())) {
+        if (recordBytes > sizing.pageSize() || large.extentBytes(valueLength) > recordRoom()) {
             long room = recordRoom();
             stats.rejectedPuts.increment();
             String where = partitionsOf == 1
