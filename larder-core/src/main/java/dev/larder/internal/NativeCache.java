@@ -1025,7 +1025,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         try {
             long keyAt = RecordLayout.writeHeader(
                     page, offset, format, ks.length, valueLength, room, isLarge, expires, fixedTtl, deadline);
-            MemorySegment.copy(ks.bytes, 0, page, ValueLayout.JAVA_BYTE, keyAt, ks.length);
+            RecordLayout.copyKey(ks.bytes, page, keyAt, ks.length);
             long valueAt = keyAt + ks.length;
             if (isLarge) {
                 page.set(EXTENT_ID, valueAt, extent);

@@ -328,6 +328,21 @@ public final class RecordLayout {
         return true;
     }
 
+    /**
+     * Copies {@code bytes[0, length)} to {@code page} at {@code at}: a key of 8 to 16 bytes as its
+     * first and last 8 bytes (overlapping below 16), two stores with no set-up, where {@code
+     * MemorySegment.copy}'s checks and call cost more than the copy (docs/speed-work.md,
+     * fifty-third session); any other length through {@code MemorySegment.copy}.
+     */
+    public static void copyKey(byte[] bytes, MemorySegment page, long at, int length) {
+        if (length >= 8 && length <= 16) {
+            page.set(HEAD, at, (long) ARRAY_LONG.get(bytes, 0));
+            page.set(HEAD, at + length - 8, (long) ARRAY_LONG.get(bytes, length - 8));
+        } else {
+            MemorySegment.copy(bytes, 0, page, BYTE, at, length);
+        }
+    }
+
     /** Writes {@code value} as a LEB128 varint of exactly {@code width} bytes (zero-padded). */
     private static void writeVarintOfWidth(MemorySegment page, long at, int value, int width) {
         for (int i = 0; i < width - 1; i++) {

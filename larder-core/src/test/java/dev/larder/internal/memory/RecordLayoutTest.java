@@ -210,6 +210,25 @@ class RecordLayoutTest {
         }
     }
 
+    /** The key lands whole at its offset, and not one byte around it changes. */
+    @Property(tries = 500)
+    void copyKeyWritesExactlyTheKeysBytes(
+            @ForAll @IntRange(min = 1, max = 40) int length, @ForAll @IntRange(min = 0, max = 57) int at) {
+        byte[] key = new byte[length + 3]; // longer than the key: bytes past it must not be copied
+        for (int i = 0; i < key.length; i++) {
+            key[i] = (byte) (0x40 + i);
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment page = arena.allocate(128);
+            page.fill((byte) 0x7F);
+            RecordLayout.copyKey(key, page, at, length);
+            for (int i = 0; i < 128; i++) {
+                byte expected = i >= at && i < at + length ? key[i - at] : (byte) 0x7F;
+                assertThat(page.get(ValueLayout.JAVA_BYTE, i)).as("byte %d", i).isEqualTo(expected);
+            }
+        }
+    }
+
     // ---------------------------------------------------------------------------------------
     // Padded records
 
