@@ -317,16 +317,20 @@ public final class IndexShard extends ShardLock {
                 slot = 0;
             }
             if (++d > IndexWord.MAX_DIST) {
-                throw new IllegalStateException("index probe length over " + IndexWord.MAX_DIST);
+                throw probeTooLong();
             }
         }
         if (w != IndexWord.EMPTY && maxDist >= IndexWord.MAX_DIST) {
             // A word moved on would pass the dist field's range (and growth keeps far below it).
-            throw new IllegalStateException("index probe length over " + IndexWord.MAX_DIST);
+            throw probeTooLong();
         }
         WORD.set(t, (long) slot << 3, IndexWord.withDist(word, d));
         shiftOn(t, cap, slot, w);
         maxDist = Math.max(maxDist, d);
+    }
+
+    private static IllegalStateException probeTooLong() {
+        return new IllegalStateException("index probe length over " + IndexWord.MAX_DIST);
     }
 
     /**
@@ -351,7 +355,7 @@ public final class IndexShard extends ShardLock {
                 if (maxDist >= IndexWord.MAX_DIST) {
                     // Only a table with no empty slot, which the load limits rule out, gets here:
                     // the shift went round it.
-                    throw new IllegalStateException("index probe length over " + IndexWord.MAX_DIST);
+                    throw probeTooLong();
                 }
             }
             WORD.set(t, (long) slot << 3, moved);
