@@ -23,8 +23,6 @@ import dev.larder.internal.policy.FrequencySketch;
 public final class MemoryEstimator {
     /** The index's mean load factor while it grows by 1.25x between 0.64 and 0.8. */
     static final double GROWING_INDEX_LOAD = 0.72;
-    /** The load factor of an index presized with expectedEntries (see the builder). */
-    static final double PRESIZED_INDEX_LOAD = IndexShard.PRESIZED_LOAD;
 
     /**
      * The live share of the record pages that {@link MemoryEstimate#recommendedMaximumBytesForChangingLengths}
@@ -59,7 +57,8 @@ public final class MemoryEstimator {
         if (averageValueBytes < 0) {
             throw new IllegalArgumentException("averageValueBytes must not be negative, was " + averageValueBytes);
         }
-        double load = presized ? PRESIZED_INDEX_LOAD : GROWING_INDEX_LOAD;
+        // The load of an index presized with expectedEntries (see the builder).
+        double load = presized ? IndexShard.presizedLoad(entries) : GROWING_INDEX_LOAD;
         long indexBytes = (long) Math.ceil(entries * 8.0 / load);
         // The page size depends on the budget: size for records first, then settle.
         long budget = entries * (long) (averageKeyBytes + averageValueBytes) + indexBytes;

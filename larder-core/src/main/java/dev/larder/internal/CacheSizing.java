@@ -114,11 +114,11 @@ public record CacheSizing(int pageSize, int shards, int writerStripes, int initi
             maxLoad = Math.max(maxLoad, Math.min(IndexShard.HARD_MAX_LOAD, expectedEntries / (double) totalSlots));
         } else if (expectedEntries > 0) {
             maxLoad = IndexShard.PRESIZED_MAX_LOAD;
+            // Whether the cache is small is the whole cache's count, not a partition's.
+            double presizedLoad = IndexShard.presizedLoad(expectedEntries * Math.max(1, partitions));
             slots = (int) Math.min(
                     MAX_SLOTS_PER_SHARD,
-                    Math.max(
-                            IndexShard.MIN_CAPACITY,
-                            Math.ceil(expectedEntries / (double) shards / IndexShard.PRESIZED_LOAD)));
+                    Math.max(IndexShard.MIN_CAPACITY, Math.ceil(expectedEntries / (double) shards / presizedLoad)));
         }
         return new CacheSizing(pageSize, shards, stripes, slots, maxLoad);
     }

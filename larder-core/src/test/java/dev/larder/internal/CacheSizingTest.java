@@ -122,20 +122,35 @@ class CacheSizingTest {
         assertThat(slots).isGreaterThanOrEqualTo(IndexShard.MIN_CAPACITY);
         // Evenly spread, every shard takes its share at the presized load, below MAX_LOAD.
         double perShard = expectedEntries / (double) s.shards();
-        if (perShard / IndexShard.PRESIZED_LOAD > CacheSizing.MAX_SLOTS_PER_SHARD) {
+        double load = IndexShard.presizedLoad(expectedEntries);
+        if (perShard / load > CacheSizing.MAX_SLOTS_PER_SHARD) {
             // A shard's table stays under 2 GiB: presizing stops at the cap, growth beyond it
             // fails with a message asking for a higher concurrencyLevel.
             assertThat(slots).isEqualTo(CacheSizing.MAX_SLOTS_PER_SHARD);
             return;
         }
-        assertThat(slots * IndexShard.PRESIZED_LOAD).isGreaterThanOrEqualTo(perShard - 1e-6);
+        assertThat(slots * load).isGreaterThanOrEqualTo(perShard - 1e-6);
         if (perShard >= 16) {
             // the room hasRoomWithoutGrowth gives (at tiny sizes the rounding of slots decides)
             assertThat((long) (slots * s.maxLoad())).isGreaterThanOrEqualTo((long) Math.ceil(perShard));
         }
         // and not much more than that
-        assertThat(slots).isLessThanOrEqualTo(Math.max(IndexShard.MIN_CAPACITY, (long)
-                Math.ceil(perShard / IndexShard.PRESIZED_LOAD)));
+        assertThat(slots).isLessThanOrEqualTo(Math.max(IndexShard.MIN_CAPACITY, (long) Math.ceil(perShard / load)));
+    }
+
+    @Test
+    void aSmallCacheIsPresizedAtTheLowerLoadAndAPartitionByTheWholeCache() {
+        assertThat(IndexShard.presizedLoad(IndexShard.SMALL_CACHE_ENTRIES)).isEqualTo(IndexShard.SMALL_PRESIZED_LOAD);
+        assertThat(IndexShard.presizedLoad(IndexShard.SMALL_CACHE_ENTRIES + 1)).isEqualTo(IndexShard.PRESIZED_LOAD);
+        long bytes = 64L << 20;
+        CacheSizing small = CacheSizing.of(bytes, 40_000, -1, 4, 4, 1);
+        assertThat(small.initialSlotsPerShard())
+                .isEqualTo((long) Math.ceil(40_000 / 4.0 / IndexShard.SMALL_PRESIZED_LOAD));
+        // One of 16 partitions of a 640,000-entry cache: a large cache's load, though its own
+        // share is small.
+        CacheSizing partition = CacheSizing.of(bytes, 40_000, -1, 4, 4, 16);
+        assertThat(partition.initialSlotsPerShard())
+                .isEqualTo((long) Math.ceil(40_000 / 4.0 / IndexShard.PRESIZED_LOAD));
     }
 
     @Provide

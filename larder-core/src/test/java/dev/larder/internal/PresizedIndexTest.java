@@ -11,15 +11,15 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * A cache given {@code expectedEntries} presizes its index at {@link IndexShard#PRESIZED_LOAD}
- * and grows a shard's table only past {@link IndexShard#PRESIZED_MAX_LOAD}: the keys do not
+ * A cache given {@code expectedEntries} presizes its index at {@link IndexShard#presizedLoad} (0.8,
+ * or 0.6 for a small cache) and grows a shard's table only past {@link IndexShard#PRESIZED_MAX_LOAD}: the keys do not
  * spread evenly over the shards, and a shard that grew for its share running a little over the
  * average would cost 12.5 bytes per entry more, which is what the presizing saves. At a million
  * entries no shard may grow; fewer entries per shard spread wider, and a few may.
  */
 class PresizedIndexTest {
     @ParameterizedTest
-    @ValueSource(ints = {100_000, 1_000_000})
+    @ValueSource(ints = {10_000, 100_000, 1_000_000})
     void theExpectedEntriesFitTheIndexAsPresized(int entries) {
         long bytes = MemoryEstimator.estimate(entries, 8, 1).recommendedMaximumBytes();
         try (LarderCache<Long, byte[]> cache = Larder.newBuilder(Codecs.longs(), Codecs.bytes())
@@ -37,9 +37,11 @@ class PresizedIndexTest {
             }
             assertThat(cache.size()).isEqualTo(entries);
             long slots = presized / 8;
+            double load = IndexShard.presizedLoad(entries);
+            assertThat(load).isEqualTo(entries <= 65_536 ? 0.6 : 0.8);
             assertThat(entries / (double) slots)
                     .as("the load once the expected entries are in")
-                    .isBetween(IndexShard.PRESIZED_LOAD - 0.01, IndexShard.PRESIZED_LOAD);
+                    .isBetween(load - 0.01, load);
             long grown = nc.indexBytes() - presized;
             // A shard that grows adds a quarter of its table. 1M entries on 64 shards spread by
             // ~1% (nine times less than the margin): none may. 100K by ~2.5% (three times less):

@@ -31,7 +31,8 @@ import java.lang.invoke.VarHandle;
  * <p>Capacity is any number of slots, not a power of two (the home slot is a multiply-shift of
  * the hash), so the table grows by 1.25x and its load factor stays between 0.64 and 0.8:
  * 10 to 12.5 bytes of index per entry. A table presized for the expected entries holds them at
- * 0.8 (10 bytes) and grows at 0.86. Higher loads cost inserts and evictions more than the bytes
+ * 0.8 (10 bytes; 0.6 and 13.3 bytes in a cache of at most {@link #SMALL_CACHE_ENTRIES}) and
+ * grows at 0.86. Higher loads cost inserts and evictions more than the bytes
  * are worth: an insert walks to the cluster's first empty slot and an eviction's backward shift
  * to its end, about 13 slots at 0.8 and 26 at 0.86. Presized at 0.75 instead of 0.8, inserts
  * were 9-18% faster on 2026-11-24; since the walks' plain stores (2026-11-26) they are not
@@ -39,8 +40,20 @@ import java.lang.invoke.VarHandle;
  */
 public final class IndexShard extends ShardLock {
     public static final double MAX_LOAD = 0.8;
-    /** The load a table presized for the expected entries has once they are all in. */
+    /**
+     * The load a table presized for the expected entries has once they are all in, for a cache
+     * of more than {@link #SMALL_CACHE_ENTRIES} entries.
+     */
     public static final double PRESIZED_LOAD = 0.8;
+    /**
+     * The presized load of a small cache's table: walks about half as long as at 0.8 (an insert
+     * at 10K entries ~200 of ~3,180 instructions fewer), for 3.3 bytes more per entry, which is
+     * at most ~220 KB at {@link #SMALL_CACHE_ENTRIES} (docs/speed-work.md, fifty-third and
+     * fifty-fourth sessions). Larger caches keep 0.8: there the bytes per entry count.
+     */
+    public static final double SMALL_PRESIZED_LOAD = 0.6;
+    /** The most expected entries (of the whole cache) that get {@link #SMALL_PRESIZED_LOAD}. */
+    public static final long SMALL_CACHE_ENTRIES = 65_536;
     /**
      * The load at which a presized table grows: a shard's share of the keys runs over the
      * average (by about 1% at a million entries on 64 shards, by one standard deviation, 1 /
@@ -55,6 +68,12 @@ public final class IndexShard extends ShardLock {
     public static final double HARD_MAX_LOAD = 0.95;
 
     public static final int MIN_CAPACITY = 8;
+
+    /** The presized load for a cache expecting {@code expectedEntries} entries in all. */
+    public static double presizedLoad(long expectedEntries) {
+        return expectedEntries <= SMALL_CACHE_ENTRIES ? SMALL_PRESIZED_LOAD : PRESIZED_LOAD;
+    }
+
     private static final int GROW_DIST = 96;
 
     private static final VarHandle WORD = ValueLayout.JAVA_LONG.varHandle();
