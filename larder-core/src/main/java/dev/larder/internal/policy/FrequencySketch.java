@@ -144,35 +144,25 @@ public final class FrequencySketch {
         long h = mix(hash);
         long base = Math.unsignedMultiplyHigh(h, blocks) * BLOCK_BYTES;
         int select = (int) h; // low bits: the block is picked by the high ones
-        // The four words are read once and all written back, raised where their counter holds
-        // the minimum: which counters do is a coin flip for a branch predictor, and a branch per
-        // counter made an increment on mid-range counters twice as slow (31 against 14 ns at
-        // 10K-100K entries, FrequencySketchBenchmark; docs/speed-work.md, sixteenth session).
-        // They are four different words of one line (see wordOffset).
-        long o0 = base + wordOffset(0, select);
-        long o1 = base + wordOffset(1, select >>> 5);
-        long o2 = base + wordOffset(2, select >>> 10);
-        long o3 = base + wordOffset(3, select >>> 15);
-        int s0 = (select & 0xF) << 2;
-        int s1 = ((select >>> 5) & 0xF) << 2;
-        int s2 = ((select >>> 10) & 0xF) << 2;
-        int s3 = ((select >>> 15) & 0xF) << 2;
-        long w0 = table.get(NativeMemory.PLAIN_LONG, o0);
-        long w1 = table.get(NativeMemory.PLAIN_LONG, o1);
-        long w2 = table.get(NativeMemory.PLAIN_LONG, o2);
-        long w3 = table.get(NativeMemory.PLAIN_LONG, o3);
-        int c0 = (int) (w0 >>> s0) & 0xF;
-        int c1 = (int) (w1 >>> s1) & 0xF;
-        int c2 = (int) (w2 >>> s2) & 0xF;
-        int c3 = (int) (w3 >>> s3) & 0xF;
-        int min = Math.min(Math.min(c0, c1), Math.min(c2, c3));
+        int min = estimate(base, select);
         if (min == 0xF) {
             return min; // saturated: not an addition
         }
-        table.set(NativeMemory.PLAIN_LONG, o0, w0 + ((c0 == min ? 1L : 0L) << s0));
-        table.set(NativeMemory.PLAIN_LONG, o1, w1 + ((c1 == min ? 1L : 0L) << s1));
-        table.set(NativeMemory.PLAIN_LONG, o2, w2 + ((c2 == min ? 1L : 0L) << s2));
-        table.set(NativeMemory.PLAIN_LONG, o3, w3 + ((c3 == min ? 1L : 0L) << s3));
+        // Each word read again and written back, raised where its counter holds the minimum,
+        // without a branch: which counters do is a coin flip for a branch predictor, and a branch
+        // per counter made an increment on mid-range counters twice as slow (31 against 14 ns at
+        // 10K-100K entries, FrequencySketchBenchmark; docs/speed-work.md, sixteenth session). The
+        // four are different words of one line (see wordOffset), so a word read here is the one
+        // the estimate read. Reading them again costs four loads from L1; keeping the four words,
+        // offsets and shifts of the estimate for the writes cost C2 ~25 instructions more in spills
+        // (docs/speed-work.md, fifty-fourth session).
+        for (int i = 0, sel = select; i < 4; i++, sel >>>= 5) {
+            long offset = base + wordOffset(i, sel);
+            long word = table.get(NativeMemory.PLAIN_LONG, offset);
+            int shift = (sel & 0xF) << 2;
+            long raise = ((word >>> shift) & 0xF) == min ? 1L : 0L;
+            table.set(NativeMemory.PLAIN_LONG, offset, word + (raise << shift));
+        }
         if (additions.add(0, 1) >= sampleSize) {
             age();
             return frequency(hash);
