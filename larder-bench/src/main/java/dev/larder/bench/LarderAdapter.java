@@ -39,6 +39,9 @@ final class LarderAdapter implements BenchCache {
         if (PARTITIONS > 0) {
             builder.partitions(PARTITIONS);
         }
+        if (CONCURRENCY_LEVEL > 0) {
+            builder.concurrencyLevel(CONCURRENCY_LEVEL);
+        }
         if (EXPIRE_AFTER_WRITE_SECONDS > 0) {
             builder.expireAfterWrite(Duration.ofSeconds(EXPIRE_AFTER_WRITE_SECONDS));
         }
@@ -53,6 +56,13 @@ final class LarderAdapter implements BenchCache {
      * ({@code LarderBuilder.partitions}) instead of the default for the machine, for A/B runs.
      */
     static final int PARTITIONS = Integer.getInteger("larder.bench.partitions", -1);
+
+    /**
+     * {@code -Dlarder.bench.concurrencyLevel=N}: the cache is built with N shards ({@code
+     * LarderBuilder.concurrencyLevel}) instead of the default for its size and the machine, for
+     * A/B runs.
+     */
+    static final int CONCURRENCY_LEVEL = Integer.getInteger("larder.bench.concurrencyLevel", -1);
 
     /**
      * {@code -Dlarder.bench.expireAfterWrite=S}: every entry expires S seconds after its write, for
