@@ -18,8 +18,12 @@ default: the cold paths) are left out too.
 """
 import collections
 import glob
+import os
 import re
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import instructions  # noqa: E402 (beside this script)
 
 try:
     import capstone
@@ -38,17 +42,8 @@ def measured_counts(run_dir):
     if not parts:
         sys.exit(f"annotate.py: no part of a thread between the marks in {run_dir} (run instructions.sh with KEEP)")
     counts = collections.Counter()
-    skip_next = False
-    with open(max(parts)[1]) as f:
-        for line in f:
-            if line.startswith("calls="):
-                skip_next = True  # the next cost line is the call's inclusive cost
-            elif line.startswith("0x"):
-                if skip_next:
-                    skip_next = False
-                    continue
-                fields = line.split()
-                counts[int(fields[0], 16)] += int(fields[-1])
+    for _, address, count in instructions.self_costs(max(parts)[1]):
+        counts[address] += count
     return counts
 
 

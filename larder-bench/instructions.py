@@ -40,9 +40,9 @@ def short_name(name):
     return m.group(1) if m else name
 
 
-def costs(path, starts, ranges):
-    """Self instructions per piece of code in one callgrind file."""
-    cost = collections.Counter()
+def self_costs(path):
+    """(function, address, instructions) of each self-cost line of one callgrind file (run with
+    --dump-instr=yes): a call's inclusive cost is left out."""
     fn = "?"
     skip_next = False
     with open(path) as f:
@@ -56,13 +56,19 @@ def costs(path, starts, ranges):
                     skip_next = False
                     continue
                 parts = line.split()
-                addr = int(parts[0], 16)
-                i = bisect.bisect_right(starts, addr) - 1
-                if i >= 0 and addr < ranges[i][0] + ranges[i][1]:
-                    name = short_name(ranges[i][2])
-                else:
-                    name = "[native] " + fn
-                cost[name] += int(parts[-1])
+                yield fn, int(parts[0], 16), int(parts[-1])
+
+
+def costs(path, starts, ranges):
+    """Self instructions per piece of code in one callgrind file."""
+    cost = collections.Counter()
+    for fn, addr, count in self_costs(path):
+        i = bisect.bisect_right(starts, addr) - 1
+        if i >= 0 and addr < ranges[i][0] + ranges[i][1]:
+            name = short_name(ranges[i][2])
+        else:
+            name = "[native] " + fn
+        cost[name] += count
     return cost
 
 
