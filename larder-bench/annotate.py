@@ -95,10 +95,13 @@ def main():
             per_call = counts[ins.address] / calls
             if per_call < min_per_call:
                 continue
-            for note in notes.get(ins.address, []):
-                if re.search(r" - |call|trap", note):
-                    print("                          " + note[:160])
             print(f"{per_call:8.2f}  {ins.address:x}: {ins.mnemonic} {ins.op_str}")
+            # A call's notes (what it calls, from which source line) sit at its return address,
+            # which is inside the call instruction's bytes as the JVM prints them.
+            for address in range(ins.address, ins.address + ins.size):
+                for note in notes.get(address, []):
+                    if re.search(r" - |call|trap", note):
+                        print("                          " + note[:160])
 
 
 if __name__ == "__main__":
