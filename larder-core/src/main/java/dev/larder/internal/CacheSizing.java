@@ -115,7 +115,9 @@ public record CacheSizing(int pageSize, int shards, int writerStripes, int initi
         } else if (expectedEntries > 0) {
             maxLoad = IndexShard.PRESIZED_MAX_LOAD;
             // Whether the cache is small is the whole cache's count, not a partition's.
-            double presizedLoad = IndexShard.presizedLoad(expectedEntries * Math.max(1, partitions));
+            int parts = Math.max(1, partitions);
+            long whole = expectedEntries > Long.MAX_VALUE / parts ? Long.MAX_VALUE : expectedEntries * parts;
+            double presizedLoad = IndexShard.presizedLoad(whole);
             slots = (int) Math.min(
                     MAX_SLOTS_PER_SHARD,
                     Math.max(IndexShard.MIN_CAPACITY, Math.ceil(expectedEntries / (double) shards / presizedLoad)));
