@@ -1657,10 +1657,16 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         // write (large values use the budget too, and must not make every write evict).
         if (freshPage && store.lowOnPages(evictor.lowWatermarkPages())) {
             pagesWanted = true;
-            scheduleMaintenance(); // memory is short: have pages freed off this thread
+            if (census.spareCore() && !handOffTrials.handOff()) {
+                runMaintenance(false); // eviction runs on the writers, found faster: so does this
+            } else {
+                scheduleMaintenance(); // memory is short: have pages freed off this thread
+            }
         } else if (entries.get() > maximumEntries && !borrowed(false)) {
             census.saw(ks.threadIndex);
-            if (census.spareCore() && (maintenanceScheduled.get() || handOffCosts.wakePays())) {
+            if (census.spareCore()
+                    && handOffTrials.handOff()
+                    && (maintenanceScheduled.get() || handOffTrials.wakeAnyway() || handOffCosts.wakePays())) {
                 scheduleMaintenance(); // the batch is evicted on the executor's thread; see maintain
             } else {
                 evictPastTheBound();
@@ -1770,7 +1776,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         try {
             long idleSince = 0;
             long lingerBase = 0; // the count when the task began to wait for the next batch
-            while (batches < BATCHES_PER_TASK && !closed) {
+            while (batches < BATCHES_PER_TASK && !closed && handOffTrials.handOff()) {
                 if (lingering && pagesWanted) {
                     runMaintenance(false); // a writer asked for pages meanwhile, and left it to this task
                 }
@@ -1811,7 +1817,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             if (lingering) {
                 maintenanceScheduled.set(false); // a writer past the bound from now on schedules again
             }
-            if (forWriters) {
+            if (forWriters && handOffTrials.handOff()) { // a task a trial of the other way cut short tells nothing
                 handOffCosts.taskEnded(batches);
             }
         }
@@ -1819,6 +1825,9 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
 
     /** What a wake of the executor's thread and a batch cost a writer: which of them it takes. */
     private final HandOffCosts handOffCosts = new HandOffCosts();
+
+    /** Whether handing batches off makes the writers faster at all on this machine, now: tried. */
+    private final HandOffTrials handOffTrials = new HandOffTrials();
 
     /** The thread in {@link #scheduleMaintenance}'s hand-off, if any: an executor may run the task on it. */
     private volatile Thread schedulingThread;
@@ -1910,6 +1919,9 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             long end = System.nanoTime();
             if (batch) {
                 handOffCosts.batchRan(end - start);
+            }
+            if (pass != Pass.ROUTINE) {
+                handOffTrials.passEnded(end, stats.evictions(), census.spareCore());
             }
             census.count(end);
         } catch (RuntimeException e) {
