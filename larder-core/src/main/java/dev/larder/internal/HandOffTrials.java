@@ -3,10 +3,10 @@ package dev.larder.internal;
 /**
  * Whether handing eviction batches to the executor's thread makes the cache's writers faster at
  * all, found by trying: while the executor has a core of its own ({@link ThreadCensus}), the cache
- * evicts in epochs of {@link #EPOCH_EVICTIONS} evictions, handed off or on the writers, and now and
- * then an epoch tries the other way ({@link #TRIAL_EVERY}, {@link #MAX_TRIAL_EVERY}). A trial that evicts faster than the epochs
- * either side of it (the faster of the two) by {@link #MARGIN_PERCENT}
- * twice in a row makes its way the one used.
+ * evicts in epochs of {@link #EPOCH_EVICTIONS} evictions, handed off or on the writers, and now
+ * and then an epoch tries the other way ({@link #TRIAL_EVERY}, {@link #MAX_TRIAL_EVERY}). A trial
+ * that evicts faster than the faster of the epochs either side of it by {@link #MARGIN_PERCENT},
+ * twice in a row, makes its way the one used.
  *
  * <p>Why: a hand-off pays in lines that cross between the two cores (the records the evictor
  * reads, the index lines and shard locks it writes, the pages it frees), and what a line costs to
@@ -25,8 +25,8 @@ package dev.larder.internal;
  * trial in progress ends. The first {@link #SETTLE_EVICTIONS} of each epoch are not timed, so that
  * a batch of the way before does not count for the way after.
  *
- * <p>Every method but {@link #handOff} and {@link #wakeAnyway} is called by the maintenance pass, under
- * its lock.
+ * <p>Every method but {@link #handOff}, {@link #wakeAnyway} and {@link #usesHandOff} is called by
+ * the maintenance pass, under its lock.
  */
 final class HandOffTrials {
     /** The evictions timed in one epoch: ~1-3 ms of one thread's inserts at the sizes measured. */
