@@ -71,9 +71,10 @@ final class HandOffTrials {
     private boolean settled;
     private long epochStart;
     private long epochEvictions;
-    /** Regular epochs since the last trial, and how many there are to be. */
+    /** Regular epochs since the last trial. */
     private int regularEpochs;
 
+    /** Regular epochs between two trials now: from {@link #TRIAL_EVERY} to {@link #MAX_TRIAL_EVERY}. */
     private int trialEvery = TRIAL_EVERY;
     /** Time per eviction (ns, scaled by {@link #SCALE}) of the last regular epoch, or -1. */
     private long lastRegular = -1;
@@ -150,11 +151,8 @@ final class HandOffTrials {
             trialEvery = won ? TRIAL_EVERY : Math.min(MAX_TRIAL_EVERY, 2 * trialEvery);
             if (wins >= WINS_TO_SWITCH) {
                 used = !used;
-                setHandOff(used);
                 wins = 0;
-                trial = -1;
-                lastRegular = -1;
-                regularEpochs = 0;
+                abandon(); // the new way in force; what was timed the old way compares nothing
                 return;
             }
         }
