@@ -12,6 +12,13 @@
 # ratio of a pair spreads by ~10% and ten pairs resolve ~3% (docs/speed-work.md, thirty-fourth
 # session). A jar is a benchmarks.jar copied out of larder-bench/target after a build of the
 # commit it stands for.
+#
+# With PLACEMENT=1 (the default) each fork is bracketed by CoreDistanceProbe, which prints what a
+# line costs to move between two threads' cores: a guest whose host moves its vCPUs between near
+# and distant cores runs every shared-line benchmark at one of two speeds, and a pair whose forks
+# ran in different placements compares the placements, not the jars. The summary then repeats the
+# median over the pairs whose four readings are within 2x of each other (one placement), when
+# there are three or more. The probe comes from PROBE_JAR (a jar that has it; "-" if not).
 set -euo pipefail
 
 : "${A:?A: the first benchmarks.jar}"
@@ -24,6 +31,8 @@ set -euo pipefail
 : "${JVM_FLAGS:=-Xms4g -Xmx4g -XX:+AlwaysPreTouch --enable-native-access=ALL-UNNAMED}"
 : "${A_FLAGS:=}"
 : "${B_FLAGS:=}"
+: "${PLACEMENT:=1}"
+: "${PROBE_JAR:=larder-bench/target/benchmarks.jar}"
 
 for jar in "$A" "$B"; do
     [[ -f "$jar" ]] || { echo "ab.sh: no such jar: $jar" >&2; exit 2; }
@@ -43,23 +52,67 @@ fork() {
         || { echo "$out" >&2; echo "ab.sh: no iterations measured (does BENCH match one benchmark?)" >&2; exit 1; }
 }
 
+# Nanoseconds per line crossing between two threads' cores now (CoreDistanceProbe), or "-".
+distance() {
+    if [[ "$PLACEMENT" == 1 ]]; then
+        "$JAVA" -cp "$PROBE_JAR" dev.larder.bench.CoreDistanceProbe 2>/dev/null || echo "-"
+    else
+        echo "-"
+    fi
+}
+
+# A fork bracketed by distance readings: sets the globals ns and placement ("before/after").
+bracketed() {
+    local d1 d2
+    d1=$(distance)
+    ns=$(fork "$1" "$2")
+    d2=$(distance)
+    placement="$d1/$d2"
+}
+
 ratios=()
-echo "pair  A ns/op  B ns/op  B/A"
+placements=()
+echo "pair  A ns/op  B ns/op  B/A    crossing ns before/after: A, B"
 for ((i = 1; i <= PAIRS; i++)); do
-    if ((i % 2)); then a=$(fork "$A" "$A_FLAGS"); b=$(fork "$B" "$B_FLAGS")
-    else b=$(fork "$B" "$B_FLAGS"); a=$(fork "$A" "$A_FLAGS"); fi
+    if ((i % 2)); then
+        bracketed "$A" "$A_FLAGS"; a=$ns; pa=$placement
+        bracketed "$B" "$B_FLAGS"; b=$ns; pb=$placement
+    else
+        bracketed "$B" "$B_FLAGS"; b=$ns; pb=$placement
+        bracketed "$A" "$A_FLAGS"; a=$ns; pa=$placement
+    fi
     r=$(python3 -c "print(f'{$b / $a:.3f}')")
     ratios+=("$r")
-    printf '%4d %8s %8s  %s\n' "$i" "$a" "$b" "$r"
+    placements+=("$pa/$pb")
+    printf '%4d %8s %8s  %s  %s, %s\n' "$i" "$a" "$b" "$r" "$pa" "$pb"
 done
 
-python3 - "${ratios[@]}" <<'EOF'
+python3 - "${ratios[@]}" -- "${placements[@]}" <<'EOF2'
 import random, statistics, sys
-r = [float(x) for x in sys.argv[1:]]
-rng = random.Random(1)  # a fixed seed: the same ratios always print the same interval
-meds = sorted(statistics.median(rng.choices(r, k=len(r))) for _ in range(4000))
-lo, hi = meds[int(0.05 * len(meds))], meds[int(0.95 * len(meds)) - 1]
-m = statistics.median(r)
-verdict = "B faster" if hi < 1 else "B slower" if lo > 1 else "no difference resolved"
-print(f"median B/A {m:.3f}  90% interval [{lo:.3f}, {hi:.3f}]  ({len(r)} pairs): {verdict}")
-EOF
+cut = sys.argv.index("--")
+r = [float(x) for x in sys.argv[1:cut]]
+places = sys.argv[cut + 1:]
+
+
+def summary(label, ratios):
+    rng = random.Random(1)  # a fixed seed: the same ratios always print the same interval
+    meds = sorted(statistics.median(rng.choices(ratios, k=len(ratios))) for _ in range(4000))
+    lo, hi = meds[int(0.05 * len(meds))], meds[int(0.95 * len(meds)) - 1]
+    m = statistics.median(ratios)
+    verdict = "B faster" if hi < 1 else "B slower" if lo > 1 else "no difference resolved"
+    print(f"{label}median B/A {m:.3f}  90% interval [{lo:.3f}, {hi:.3f}]  ({len(ratios)} pairs): {verdict}")
+
+
+def one_placement(readings):
+    try:
+        d = [float(x) for x in readings.split("/")]
+    except ValueError:
+        return False  # no probe
+    return min(d) > 0 and max(d) <= 2 * min(d)
+
+
+summary("", r)
+same = [x for x, p in zip(r, places) if one_placement(p)]
+if len(same) >= 3 and len(same) < len(r):
+    summary("pairs in one placement: ", same)
+EOF2
