@@ -18,7 +18,9 @@
 # and distant cores runs every shared-line benchmark at one of two speeds, and a pair whose forks
 # ran in different placements compares the placements, not the jars. The summary then repeats the
 # median over the pairs whose four readings are within 2x of each other (one placement), when
-# there are three or more. The probe comes from PROBE_JAR (a jar that has it; "-" if not).
+# there are three or more. The probe comes from PROBE_JAR (a jar that has it; "-" if not). The
+# forks' means and the slowest fork of each jar are printed too: a change that only shortens slow
+# spells moves those and not the median.
 set -euo pipefail
 
 : "${A:?A: the first benchmarks.jar}"
@@ -71,6 +73,7 @@ bracketed() {
 }
 
 ratios=()
+means=()
 placements=()
 echo "pair  A ns/op  B ns/op  B/A    crossing ns before/after: A, B"
 for ((i = 1; i <= PAIRS; i++)); do
@@ -83,15 +86,18 @@ for ((i = 1; i <= PAIRS; i++)); do
     fi
     r=$(python3 -c "print(f'{$b / $a:.3f}')")
     ratios+=("$r")
+    means+=("$a/$b")
     placements+=("$pa/$pb")
     printf '%4d %8s %8s  %s  %s, %s\n' "$i" "$a" "$b" "$r" "$pa" "$pb"
 done
 
-python3 - "${ratios[@]}" -- "${placements[@]}" <<'EOF2'
+python3 - "${ratios[@]}" -- "${means[@]}" -- "${placements[@]}" <<'EOF2'
 import random, statistics, sys
 cut = sys.argv.index("--")
+cut2 = sys.argv.index("--", cut + 1)
 r = [float(x) for x in sys.argv[1:cut]]
-places = sys.argv[cut + 1:]
+forks = [tuple(float(v) for v in x.split("/")) for x in sys.argv[cut + 1:cut2]]
+places = sys.argv[cut2 + 1:]
 
 
 def summary(label, ratios):
@@ -100,6 +106,8 @@ def summary(label, ratios):
     lo, hi = meds[int(0.05 * len(meds))], meds[int(0.95 * len(meds)) - 1]
     m = statistics.median(ratios)
     verdict = "B faster" if hi < 1 else "B slower" if lo > 1 else "no difference resolved"
+    if len(ratios) < 3:
+        verdict = "too few pairs for a verdict"  # a bootstrap of one or two ratios is no interval
     print(f"{label}median B/A {m:.3f}  90% interval [{lo:.3f}, {hi:.3f}]  ({len(ratios)} pairs): {verdict}")
 
 
@@ -112,6 +120,10 @@ def one_placement(readings):
 
 
 summary("", r)
+# The median follows the typical fork; a change that only shortens slow spells shows in these.
+a_ns, b_ns = [f[0] for f in forks], [f[1] for f in forks]
+print(f"mean of the forks A {statistics.mean(a_ns):.1f}, B {statistics.mean(b_ns):.1f} ns/op;"
+      f" slowest fork A {max(a_ns):.1f}, B {max(b_ns):.1f}")
 same = [x for x, p in zip(r, places) if one_placement(p)]
 if len(same) >= 3 and len(same) < len(r):
     summary("pairs in one placement: ", same)
