@@ -6,7 +6,8 @@ package dev.larder.internal;
  * evicts in epochs of {@link #EPOCH_EVICTIONS} evictions, handed off or on the writers, and now
  * and then an epoch tries the other way ({@link #TRIAL_EVERY}, {@link #MAX_TRIAL_EVERY}). A trial
  * that evicts faster than the faster of the epochs either side of it by {@link #MARGIN_PERCENT},
- * twice in a row, makes its way the one used.
+ * twice in a row, makes its way the one used; one that is not ahead of the epoch before it by that
+ * margin after {@link #EARLY_EVICTIONS} ends there, lost.
  *
  * <p>Why: a hand-off pays in lines that cross between the two cores (the records the evictor
  * reads, the index lines and shard locks it writes, the pages it frees), and what a line costs to
@@ -32,6 +33,12 @@ final class HandOffTrials {
     /** The evictions timed in one epoch: ~1-3 ms of one thread's inserts at the sizes measured. */
     static final long EPOCH_EVICTIONS = 8192;
 
+    /**
+     * Timed evictions after which a trial not yet {@link #MARGIN_PERCENT} faster than the epoch
+     * before it ends, lost: a trial of the slower way costs an eighth of an epoch, not a whole one.
+     */
+    static final long EARLY_EVICTIONS = EPOCH_EVICTIONS / 8;
+
     /** Evictions at the start of each epoch that are not timed. */
     static final long SETTLE_EVICTIONS = 512;
 
@@ -42,11 +49,14 @@ final class HandOffTrials {
     static final int TRIAL_EVERY = 16;
 
     /**
-     * The most epochs between two trials: each trial lost doubles the interval up to this, so that
-     * a machine where one way stays the faster pays ~1/257 of the time for trying the other, and
-     * a change of the machine is still found within a second or so.
+     * The most epochs between two trials: each trial lost doubles the interval up to this. A trial
+     * of a way that stays the slower ends after {@link #EARLY_EVICTIONS}, so one in 65 epochs costs
+     * little, and a change of the machine is found within ~0.1-0.2 s. On the 2-core guest the
+     * hand-off slowed in spells of a second or two, and with 256 (and trials run whole) the switch
+     * away and the switch back each took 0.5-2.6 s, the spell's own length (docs/speed-work.md,
+     * fifty-sixth session).
      */
-    static final int MAX_TRIAL_EVERY = 256;
+    static final int MAX_TRIAL_EVERY = 64;
 
     /** By how much a trial's time per eviction must be below its neighbours' to count as a win. */
     static final int MARGIN_PERCENT = 15;
@@ -130,6 +140,14 @@ final class HandOffTrials {
             return;
         }
         long evicted = evictions - epochEvictions;
+        if (evicted >= EARLY_EVICTIONS && evicted < EPOCH_EVICTIONS && handOff() != used && lastRegular >= 0) {
+            long soFar = elapsed * SCALE / evicted;
+            if (soFar * 100 >= lastRegular * (100 - MARGIN_PERCENT)) {
+                epochEnded(soFar); // a trial already short of a win: lost, without its whole epoch
+                startEpoch(evictions);
+                return;
+            }
+        }
         if (evicted < EPOCH_EVICTIONS) {
             return;
         }

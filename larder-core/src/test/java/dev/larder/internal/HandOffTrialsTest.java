@@ -78,8 +78,31 @@ class HandOffTrialsTest {
         assertThat(run.usesHandOff()).isTrue();
         long trialPasses = run.onWriters;
         long passesPerEpoch = EPOCH / BATCH;
-        // Trials at 16, 32, 64, 128, then every 256 epochs: ~12 in 2,000, not 2,000 / 17.
-        assertThat(trialPasses).isBetween(5 * passesPerEpoch, 16 * passesPerEpoch);
+        // Trials after 16, 32, then every 64 epochs: ~32 in 2,000, each ended after its settling
+        // and an eighth of an epoch (~0.19 of an epoch): ~6 epochs on the writers, not 2,000 / 17.
+        long trialEpochs = HandOffTrials.SETTLE_EVICTIONS + HandOffTrials.EARLY_EVICTIONS;
+        assertThat(trialPasses).isBetween(24 * trialEpochs / BATCH, 44 * trialEpochs / BATCH);
+    }
+
+    @Test
+    void aTrialThatIsNotWinningEndsAfterAnEighthOfAnEpoch() {
+        Run run = new Run();
+        run.epochs(HandOffTrials.TRIAL_EVERY + 2, costs(150, 200)); // one trial, a third slower
+        long oneTrial = run.onWriters;
+        assertThat(oneTrial).isPositive();
+        // Its settling and an eighth of an epoch, not the whole epoch (plus a pass's rounding).
+        assertThat(oneTrial * BATCH)
+                .isBetween(
+                        HandOffTrials.SETTLE_EVICTIONS + HandOffTrials.EARLY_EVICTIONS,
+                        HandOffTrials.SETTLE_EVICTIONS + HandOffTrials.EARLY_EVICTIONS + BATCH);
+        assertThat(run.usesHandOff()).isTrue();
+    }
+
+    @Test
+    void aTrialThatIsWinningRunsItsWholeEpoch() {
+        Run run = new Run();
+        run.epochs(HandOffTrials.TRIAL_EVERY + 2, costs(340, 195)); // one trial, a winner
+        assertThat(run.onWriters * BATCH).isGreaterThanOrEqualTo(EPOCH);
     }
 
     @Test
