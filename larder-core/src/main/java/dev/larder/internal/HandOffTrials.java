@@ -140,19 +140,27 @@ final class HandOffTrials {
             return;
         }
         long evicted = evictions - epochEvictions;
-        if (evicted >= EARLY_EVICTIONS && evicted < EPOCH_EVICTIONS && handOff() != used && lastRegular >= 0) {
-            long soFar = elapsed * SCALE / evicted;
-            if (soFar * 100 >= lastRegular * (100 - MARGIN_PERCENT)) {
-                epochEnded(soFar); // a trial already short of a win: lost, without its whole epoch
-                startEpoch(evictions);
-                return;
-            }
-        }
-        if (evicted < EPOCH_EVICTIONS) {
+        if (evicted < EPOCH_EVICTIONS && !trialLosing(elapsed, evicted)) {
             return;
         }
         epochEnded(elapsed * SCALE / evicted);
         startEpoch(evictions);
+    }
+
+    /**
+     * Whether a trial in force has timed {@link #EARLY_EVICTIONS} and is not ahead of the epoch
+     * before it: already short of a win, it ends (lost) without the rest of its epoch.
+     */
+    private boolean trialLosing(long elapsed, long evicted) {
+        return handOff() != used
+                && lastRegular >= 0
+                && evicted >= EARLY_EVICTIONS
+                && !ahead(elapsed * SCALE / evicted, lastRegular);
+    }
+
+    /** Whether a time per eviction beats {@code reference} by {@link #MARGIN_PERCENT}. */
+    private static boolean ahead(long perEviction, long reference) {
+        return perEviction * 100 < reference * (100 - MARGIN_PERCENT);
     }
 
     private void epochEnded(long perEviction) {
@@ -164,7 +172,7 @@ final class HandOffTrials {
         if (trial >= 0 && lastRegular >= 0) {
             // Against the faster neighbour: a slow spell of the machine on one side is no win.
             long neighbour = Math.min(lastRegular, perEviction);
-            boolean won = trial * 100 < neighbour * (100 - MARGIN_PERCENT);
+            boolean won = ahead(trial, neighbour);
             wins = won ? wins + 1 : 0;
             trialEvery = won ? TRIAL_EVERY : Math.min(MAX_TRIAL_EVERY, 2 * trialEvery);
             if (wins >= WINS_TO_SWITCH) {
