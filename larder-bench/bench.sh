@@ -16,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 
-: "${SCENARIOS:=getput zerocopy readthrough memory}"
+: "${SCENARIOS:=getput zerocopy readthrough memory sidebyside}"
 : "${CACHES:=larder caffeine ohc chronicle ehcache mapdb cache2k}"
 : "${SIZES:=10000 100000 1000000}"            # add 10000000 where memory allows
 : "${VALUE_BYTES:=256}"                         # GET/PUT and zero-copy values' size (keys: 16 bytes)
@@ -32,6 +32,9 @@ ROOT=$(pwd)
 : "${RT_OPTS:=$JMH_OPTS}"
 : "${PROBE_ENTRIES:=1000000,10000000}"
 : "${PROBE_VALUES:=256,32}"
+: "${SBS_CACHES:=larder ohc chronicle}"            # side by side in one JVM: Larder first (the reference)
+: "${SBS_ROWS:=}"                                # op:size:threads ...; empty: get, overwrite and insert at SIZES x THREADS
+: "${SBS_OPTS:=--slice-ms 500 --rounds 16 --warmup-rounds 6}"
 : "${OUT:=larder-bench/results}"
 : "${DOC:=docs/benchmarks.md}"                 # the page the report writes (another OUT, another DOC)
 : "${CLEAN:=1}"                                 # 1: remove earlier results of the scenarios run
@@ -39,7 +42,7 @@ ROOT=$(pwd)
 [[ $VALUE_BYTES =~ ^[1-9][0-9]*$ ]] \
   || { echo "bench.sh: VALUE_BYTES must be a whole number of bytes above 0, not '$VALUE_BYTES'" >&2; exit 2; }
 
-SETTINGS=(SCENARIOS CACHES SIZES VALUE_BYTES THREADS MODES JMH_OPTS ROUNDS LATER_MODES LATER_CACHES PROF RT_SIZES RT_THREADS RT_OPTS PROBE_ENTRIES PROBE_VALUES OUT DOC)
+SETTINGS=(SCENARIOS CACHES SIZES VALUE_BYTES THREADS MODES JMH_OPTS ROUNDS LATER_MODES LATER_CACHES PROF RT_SIZES RT_THREADS RT_OPTS PROBE_ENTRIES PROBE_VALUES SBS_CACHES SBS_ROWS SBS_OPTS OUT DOC)
 COMMAND=""
 for s in "${SETTINGS[@]}"; do COMMAND+="$s='${!s}' "; done
 COMMAND+="larder-bench/bench.sh"
@@ -72,6 +75,7 @@ if [ "$CLEAN" = 1 ]; then
       zerocopy) rm -f "$OUT"/zerocopy-*.json ;;
       readthrough) rm -f "$OUT"/readthrough-*.json ;;
       memory) rm -f "$OUT"/memory.json ;;
+      sidebyside) rm -f "$OUT"/sidebyside-*.json ;;
     esac
   done
 fi
@@ -148,6 +152,24 @@ for sc in $SCENARIOS; do
       echo "== memory probe entries=$PROBE_ENTRIES values=$PROBE_VALUES"
       "$JAVA" -cp "$JAR" dev.larder.bench.MemoryProbe --caches "$(echo $CACHES | tr ' ' ',')" \
         --entries "$PROBE_ENTRIES" --value-sizes "$PROBE_VALUES" --out "$OUT/memory.json" ;;
+    sidebyside)
+      # The caches in one JVM, in slices of each in turn (SideBySideProbe): a round's ratio compares
+      # them at one speed of the machine, which forks minutes apart do not.
+      rows=$SBS_ROWS
+      if [ -z "$rows" ]; then
+        for t in $THREADS; do for s in $SIZES; do for op in get overwrite insert; do rows+="$op:$s:$t "; done; done; done
+      fi
+      for row in $rows; do
+        IFS=: read -r op s t <<<"$row"
+        [ "$t" = max ] && t=$(nproc)
+        echo "== side by side $op size=$s threads=$t: $SBS_CACHES"
+        # shellcheck disable=SC2046,SC2086 # the flags and SBS_OPTS are word lists
+        "$JAVA" $(heap_for "$s") $("$JAVA" -cp "$JAR" dev.larder.bench.Peer --all) -cp "$JAR" dev.larder.bench.SideBySideProbe \
+          --caches "$(echo $SBS_CACHES | tr ' ' ',')" --op "$op" --entries "$s" --value-bytes "$VALUE_BYTES" --threads "$t" \
+          $SBS_OPTS --out "$OUT/sidebyside-$op-s$s-t$t.json" > "$OUT/logs/sidebyside-$op-s$s-t$t.log" 2>&1 \
+          || echo "side by side $op size=$s threads=$t failed; see $OUT/logs/sidebyside-$op-s$s-t$t.log"
+        grep -E ' / ' "$OUT/logs/sidebyside-$op-s$s-t$t.log" || true
+      done ;;
     *) echo "unknown scenario: $sc" >&2; exit 2 ;;
   esac
 done

@@ -6,6 +6,7 @@ Reads, from the results directory (default larder-bench/results):
   memory.json   the memory probe's output
   peers.jsonl   which peers start on this JVM, with their flags (bench.sh)
   run-info.json date, command, machine and JDK of the run (bench.sh)
+  sidebyside-*.json  SideBySideProbe's rounds: caches in one JVM, slices of each in turn
 
 Standard library only:  python3 larder-bench/report.py [--results DIR] [--out FILE]
 """
@@ -530,11 +531,16 @@ def main():
         L.extend(f"- `{name}`: `{line}`" for name, line in failures)
         L.append("")
 
+    sbs = load_side_by_side(args.results)
+
     # ---- bar check
     L.append("## Against the bar")
     L.append("")
     L.extend(bar_checks(getput, zc, memory, sizes, threads))
+    L.extend(side_by_side_bar(sbs))
     L.append("")
+
+    L.extend(side_by_side_section(sbs))
 
     # ---- GET / PUT tables
     if getput:
@@ -823,6 +829,91 @@ def main():
     with open(args.out, "w") as f:
         f.write("\n".join(L).rstrip() + "\n")
     print(f"wrote {args.out} ({len(recs)} JMH results, {len(mres)} probe results)")
+
+
+SBS_OPS = [("get", "GET (hit, copy out)"), ("overwrite", "PUT overwrite"), ("insert", "PUT insert")]
+
+
+def load_side_by_side(results):
+    """SideBySideProbe's runs, sorted by operation, threads and size."""
+    runs = []
+    for path in glob.glob(os.path.join(results, "sidebyside-*.json")):
+        data = load_json(path, None)
+        if isinstance(data, dict) and data.get("caches"):
+            runs.append(data)
+    order = {op: i for i, (op, _) in enumerate(SBS_OPS)}
+    return sorted(runs, key=lambda d: (order.get(d.get("op"), 9), d.get("threads", 0), d.get("entries", 0)))
+
+
+def sbs_row_name(d):
+    return f"{dict(SBS_OPS).get(d['op'], d['op'])} N={fmt_size(d['entries'])} {d['threads']}t"
+
+
+def sbs_verdict(r):
+    """Larder ahead (+1), behind (-1) or neither (0) by a ratio (peer / Larder) and its interval."""
+    return 1 if r["low"] > 1 else -1 if r["high"] < 1 else 0
+
+
+def side_by_side_bar(sbs):
+    """The bar's off-heap comparison again, from the side-by-side rounds (one line; none without them)."""
+    pairs = [(d, c, r) for d in sbs for c, r in d.get("ratios", {}).items() if c in OFF_HEAP]
+    if not pairs:
+        return []
+    ahead = sum(1 for _, _, r in pairs if sbs_verdict(r) > 0)
+    behind = [f"{sbs_row_name(d)} vs {NAMES.get(c, c)} {r['median']:.2f}×" for d, c, r in pairs if sbs_verdict(r) < 0]
+    even = [f"{sbs_row_name(d)} vs {NAMES.get(c, c)} {r['median']:.2f}×" for d, c, r in pairs if sbs_verdict(r) == 0]
+    line = (
+        f"- **Side by side in one JVM** (the same comparisons, each cache's slices alternating; a ratio counts when "
+        f"its 90% interval excludes 1): Larder ahead in {ahead} of {len(pairs)}"
+    )
+    if behind:
+        line += "; behind in " + ", ".join(behind)
+    if even:
+        line += "; not resolved in " + ", ".join(even)
+    return [line + ". See [Side by side in one JVM](#side-by-side-in-one-jvm)."]
+
+
+def side_by_side_section(sbs):
+    if not sbs:
+        return []
+    first = sbs[0]
+    L = ["## Side by side in one JVM", ""]
+    L.append(
+        "On the 2-core guests these pages were measured on, a fork's speed steps between two or three levels for "
+        "seconds to tens of seconds at a time, for every cache alike, so forks minutes apart compare the levels "
+        "they drew as much as the caches. Here the caches share one JVM (`SideBySideProbe`) and run the same "
+        f"operation in slices of {first.get('sliceMs')} ms, each in turn (the order reversed every other round), "
+        f"{first.get('rounds')} rounds after {first.get('warmupRounds')} of warm-up: a round's caches ran within a "
+        "second or two of each other. A cell: the cache's median ns/op over the rounds and, for a peer, the median "
+        "of the rounds' ratios peer / Larder (above 1.00× means Larder is faster) with its 90% bootstrap interval. "
+        "One JVM for all has a cost for Larder that a fork does not: its background eviction's state (the "
+        "executor, the hand-off's trials) starts over after each other cache's slice."
+    )
+    L.append("")
+    peers = []
+    for d in sbs:
+        for c in d["caches"]:
+            if c != d.get("reference") and c not in peers:
+                peers.append(c)
+    rows = []
+    for d in sbs:
+        ref = d.get("reference", "larder")
+        row = [sbs_row_name(d), f"**{fmt_ns(d['caches'][ref]['median'])}**"]
+        for c in peers:
+            r = d.get("ratios", {}).get(c)
+            if r is None:
+                row.append("n/a")
+            else:
+                mark = "" if sbs_verdict(r) > 0 else " ❌" if sbs_verdict(r) < 0 else " ~"
+                row.append(
+                    f"{fmt_ns(d['caches'][c]['median'])} ({r['median']:.2f}× [{r['low']:.2f}, {r['high']:.2f}]){mark}"
+                )
+        rows.append(row)
+    L.append(table(["operation", NAMES.get(first.get("reference", "larder"), "Larder")] + [NAMES.get(c, c) for c in peers], rows))
+    L.append("")
+    L.append("❌: the peer is faster (its interval is below 1); ~: no difference resolved; n/a: not run (Chronicle Map does not evict, so it has no inserts).")
+    L.append("")
+    return L
 
 
 def bar_checks(getput, zc, memory, sizes, threads):

@@ -66,6 +66,11 @@ public enum Peer {
         return this == CAFFEINE || this == CACHE2K;
     }
 
+    /** Whether the cache evicts when full, as its adapter's {@link BenchCache#evicts} says: Chronicle Map is a map. */
+    public boolean evicts() {
+        return this != CHRONICLE;
+    }
+
     /** The peer with that id. */
     public static Peer of(String id) {
         for (Peer p : values()) {

@@ -23,6 +23,7 @@ class AdaptersTest {
         // Ehcache's smallest off-heap tier (1 MiB) holds about 3000 entries.
         try (BenchCache cache = Caches.create(name, 8_000, 256)) {
             assertThat(cache.name()).isEqualTo(name);
+            assertThat(Peer.of(name).evicts()).as("Peer.evicts() of " + name).isEqualTo(cache.evicts());
             assertThat(cache.get(Keys.key(1))).isNull();
             for (int i = 0; i < 1_000; i++) {
                 cache.put(Keys.key(i), Keys.value(i, 256));
