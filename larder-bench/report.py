@@ -468,7 +468,8 @@ def main():
         L.append("")
     L.append(
         "Full run with the defaults (3 warmups × 2 s, 5 iterations × 2 s, AverageTime and SampleTime, `-prof gc`, "
-        "1 thread and all cores, read-through on 1, 2 and 4 threads, memory probe at 1M and 10M): "
+        "1 thread and all cores, read-through on 1, 2 and 4 threads, memory probe at 1M and 10M, every GET/PUT row "
+        "again with Larder, OHC and Chronicle Map side by side in one JVM): "
         "`larder-bench/bench.sh`. Add `SIZES='10000 100000 1000000 10000000'` where memory allows (the forks get a "
         "14 GiB heap at 10M). Settings are environment variables; see the top of `larder-bench/bench.sh`."
     )

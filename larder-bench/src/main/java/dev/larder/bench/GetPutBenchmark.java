@@ -85,15 +85,7 @@ public class GetPutBenchmark extends PeersForked {
                     cache + " does not evict; putInsert (insert with eviction)" + " does not apply to it");
         }
         keys = Keys.keys(0, size);
-        for (int i = 0; i < size; i++) {
-            target.put(keys[i], Keys.value(i, valueSize));
-        }
-        int present = Fill.countPresent(target, keys);
-        if (present < size * 0.99) {
-            System.err.printf(
-                    "WARNING: %s holds %d of the %d entries it was sized for; GET misses will be measured%n",
-                    cache, present, size);
-        }
+        Fill.fill(target, cache, keys, valueSize);
         insertKeys = inserting ? Keys.keys(size, insertPoolSize(size)) : null;
         presentKeys = switch (keyInstances) {
             case "same" -> keys;

@@ -19,8 +19,8 @@ import java.util.concurrent.CyclicBarrier;
  * second of each other and a change in the machine's speed moves all of them.
  *
  * <p>Why: on the 2-core guests these benchmarks ran on, a fork's speed steps between two or three
- * levels for seconds to tens of seconds at a time, for every cache (one thread's and two threads'
- * inserts at 100K: Larder ~310 or ~730-780 ns, OHC ~400, ~500-560 or ~850, in the same minutes),
+ * levels for seconds to tens of seconds at a time, for every cache (two threads' inserts at 100K:
+ * Larder ~310 or ~730-780 ns, OHC ~400, ~500-560 or ~850, in the same minutes),
  * and a probe run between forks does not always see it (docs/speed-work.md, fifty-seventh
  * session). Forks minutes apart, as in the published run, then compare the levels the caches
  * drew as much as the caches. A round's ratio here compares them on one level.
@@ -94,14 +94,7 @@ public final class SideBySideProbe {
             for (String name : names) {
                 BenchCache c = Caches.create(name, entries, valueBytes);
                 caches.add(c);
-                for (int i = 0; i < entries; i++) {
-                    c.put(keys[i], Keys.value(i, valueBytes));
-                }
-                int present = Fill.countPresent(c, keys);
-                if (present < entries * 0.99) {
-                    System.err.printf(
-                            "WARNING: %s holds %d of the %d entries it was sized for%n", name, present, entries);
-                }
+                Fill.fill(c, name, keys, valueBytes);
             }
             System.out.printf(
                     Locale.ROOT,
@@ -363,6 +356,7 @@ public final class SideBySideProbe {
 
             long nanos;
             long ops;
+            /** The GETs' value lengths, summed: the values are used, as JMH's Blackhole would. */
             long sink;
 
             Worker(int index, int caches, byte[] value) {
