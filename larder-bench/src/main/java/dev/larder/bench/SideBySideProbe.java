@@ -82,9 +82,9 @@ public final class SideBySideProbe {
         long sliceMs = Long.parseLong(o.getOrDefault("slice-ms", "500"));
         int rounds = Integer.parseInt(o.getOrDefault("rounds", "20"));
         int warmup = Integer.parseInt(o.getOrDefault("warmup-rounds", "6"));
-        if (threads < 1 || sliceMs < 1 || rounds < 1 || warmup < 0) {
-            throw new IllegalArgumentException(
-                    "--threads, --slice-ms and --rounds must be positive, --warmup-rounds not negative");
+        if (entries < 1 || valueBytes < 1 || threads < 1 || sliceMs < 1 || rounds < 1 || warmup < 0) {
+            throw new IllegalArgumentException("--entries, --value-bytes, --threads, --slice-ms and --rounds must be"
+                    + " positive, --warmup-rounds not negative: " + o);
         }
 
         String[] keys = Keys.keys(0, entries);
