@@ -55,7 +55,7 @@ source larder-bench/java.sh # JAVA: the JDK 25 the Maven wrapper finds
 
 mkdir -p "$OUT/logs"
 peer_flags() { "$JAVA" -cp "$JAR" dev.larder.bench.Peer "$1"; }
-heap_for() { # the forks' heap for a cache size: keys, insert keys and on-heap caches must fit.
+heap_gib() { # the forks' heap (GiB) for a cache size: keys, insert keys and on-heap caches must fit.
   # Pre-touched: without it the first pass through a multi-GiB young generation page-faults on
   # every fresh 4 KiB, which slowed every cache that allocates per GET (Larder, OHC, ...) by 2-5x
   # in whichever iterations it fell (measured 190 -> 1,000 ns/op for a 272-byte GET copy).
@@ -65,8 +65,9 @@ heap_for() { # the forks' heap for a cache size: keys, insert keys and on-heap c
   [ "$1" -ge 10000000 ] && base=14
   values=$(( ($1 * (VALUE_BYTES + 64) * 2 + (1 << 30) - 1) / (1 << 30) + 3 ))
   local gib=$(( values > base ? values : base ))
-  echo "-Xms${gib}g -Xmx${gib}g -XX:+AlwaysPreTouch"
+  echo "$gib"
 }
+heap_for() { local gib; gib=$(heap_gib "$1"); echo "-Xms${gib}g -Xmx${gib}g -XX:+AlwaysPreTouch"; }
 
 if [ "$CLEAN" = 1 ]; then
   for sc in $SCENARIOS; do
@@ -163,8 +164,8 @@ for sc in $SCENARIOS; do
         IFS=: read -r op s t <<<"$row"
         [ "$t" = max ] && t=$(nproc)
         echo "== side by side $op size=$s threads=$t: $SBS_CACHES"
-        # shellcheck disable=SC2046,SC2086 # the flags and SBS_OPTS are word lists
-        "$JAVA" $(heap_for "$s") $("$JAVA" -cp "$JAR" dev.larder.bench.Peer --all) -cp "$JAR" dev.larder.bench.SideBySideProbe \
+        # shellcheck disable=SC2086 # SBS_OPTS is a word list
+        JAVA=$JAVA JAR=$JAR HEAP="$(heap_gib "$s")g" larder-bench/side-by-side.sh \
           --caches "$(echo $SBS_CACHES | tr ' ' ',')" --op "$op" --entries "$s" --value-bytes "$VALUE_BYTES" --threads "$t" \
           $SBS_OPTS --out "$OUT/sidebyside-$op-s$s-t$t.json" > "$OUT/logs/sidebyside-$op-s$s-t$t.log" 2>&1 \
           || echo "side by side $op size=$s threads=$t failed; see $OUT/logs/sidebyside-$op-s$s-t$t.log"
