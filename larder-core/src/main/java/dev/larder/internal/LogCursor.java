@@ -105,19 +105,29 @@ final class LogCursor {
         return nextAtPageEdge(mayTakeActive);
     }
 
+    /**
+     * Whether the cursor's FIFO has no page at all (so {@link #next} would answer NOTHING): a
+     * check of one word, for the evictor's turn through the window's FIFOs, most of which are
+     * empty when fewer threads write than the cache has stripes.
+     */
+    boolean emptyFifo() {
+        return page < 0 && store.oldestPage(stripe) < 0;
+    }
+
     /** {@link #next} when the cursor has no page or has used up the records known on it. */
     private Next nextAtPageEdge(boolean mayTakeActive) {
         if (page < 0) {
-            page = store.oldestPage(stripe);
+            int oldest = store.oldestPage(stripe);
+            if (oldest < 0) {
+                return Next.NOTHING; // nothing set: the evictor asks each window FIFO in turn
+            }
+            page = oldest;
             pageRefused = false;
             recordsOnPage = -1;
             tookOnPage = 0;
             offset = 0;
             sealed = false;
             limit = -1;
-            if (page < 0) {
-                return Next.NOTHING;
-            }
         }
         if (offset >= limit) {
             // Ask the store only when the records known so far are used up: a page's end only
