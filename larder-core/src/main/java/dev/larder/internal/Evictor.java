@@ -619,27 +619,31 @@ final class Evictor {
      */
     private LogCursor.Next findCandidate(boolean mayTakeActive) {
         boolean waiting = false;
-        int at = nextWindow;
-        for (int i = 0; i < windows.length; i++, at = at + 1 == windows.length ? 0 : at + 1) {
-            // A wrap, not `%`: a division per candidate (one thread's inserts at 10K ~3% faster).
-            LogCursor cursor = windows[at];
-            if (cursor.emptyFifo()) {
-                continue;
+        int n = windows.length;
+        int start = nextWindow;
+        // The FIFOs that hold pages, from start to the last, then from the first to start: on a
+        // machine of many cores most are empty, and asking each cursor in turn cost one thread's
+        // inserts at 10K a quarter more instructions with 32 stripes than with 2.
+        for (int pass = 0; pass < 2; pass++) {
+            int to = pass == 0 ? n : start;
+            for (int at = store.nextQueued(pass == 0 ? start : 0, to); at >= 0; at = store.nextQueued(at + 1, to)) {
+                LogCursor cursor = windows[at];
+                LogCursor.Next next;
+                do {
+                    next = cursor.next(mayTakeActive);
+                } while (next == LogCursor.Next.BUSY);
+                if (next == LogCursor.Next.RECORD) {
+                    window = cursor;
+                    // A wrap, not `%`: a division per candidate (one thread's inserts at 10K ~3% faster).
+                    nextWindow = at + 1 == n ? 0 : at + 1;
+                    return next;
+                }
+                if (next == LogCursor.Next.PAGE_RETIRED) {
+                    window = cursor; // the caller retires the page
+                    return next;
+                }
+                waiting |= next == LogCursor.Next.WAITING;
             }
-            LogCursor.Next next;
-            do {
-                next = cursor.next(mayTakeActive);
-            } while (next == LogCursor.Next.BUSY);
-            if (next == LogCursor.Next.RECORD) {
-                window = cursor;
-                nextWindow = at + 1 == windows.length ? 0 : at + 1;
-                return next;
-            }
-            if (next == LogCursor.Next.PAGE_RETIRED) {
-                window = cursor; // the caller retires the page
-                return next;
-            }
-            waiting |= next == LogCursor.Next.WAITING;
         }
         return waiting ? LogCursor.Next.WAITING : LogCursor.Next.NOTHING;
     }

@@ -46,6 +46,11 @@ final class KeyScratch {
 
     private static final AtomicLong THREADS = new AtomicLong();
 
+    /** How many thread numbers ({@link #ordinal}) have been handed out: every thread's is below it. */
+    static long threadsNumbered() {
+        return THREADS.get();
+    }
+
     /** Writes by this thread, to run the routine maintenance every so many (deterministically). */
     int writes;
 

@@ -105,15 +105,6 @@ final class LogCursor {
         return nextAtPageEdge(mayTakeActive);
     }
 
-    /**
-     * Whether the cursor's FIFO has no page at all (so {@link #next} would answer NOTHING): a
-     * check of one word, for the evictor's turn through the window's FIFOs, most of which are
-     * empty when fewer threads write than the cache has stripes.
-     */
-    boolean emptyFifo() {
-        return page < 0 && store.oldestPage(stripe) < 0;
-    }
-
     /** {@link #next} when the cursor has no page or has used up the records known on it. */
     private Next nextAtPageEdge(boolean mayTakeActive) {
         if (page < 0) {

@@ -242,8 +242,8 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         this.partitionsOf = Math.max(1, config.partitions());
         this.entrySlack = Evictor.entrySlack(maximumEntries);
         this.entryHardLimit = maximumEntries + entrySlack;
-        this.reads = new AccessBuffer(2 * CacheSizing.ceilPow2(cores), ACCESS_BUFFER);
-        this.writes = new AccessBuffer(2 * CacheSizing.ceilPow2(cores), ACCESS_BUFFER);
+        this.reads = new AccessBuffer(2 * CacheSizing.ceilPow2(cores), ACCESS_BUFFER, KeyScratch::threadsNumbered);
+        this.writes = new AccessBuffer(2 * CacheSizing.ceilPow2(cores), ACCESS_BUFFER, KeyScratch::threadsNumbered);
         this.countRead = this::applyAccess;
         this.countWrite = (hash, ref) -> {
             if (ref != APPENDED_ABSENT_KEY) {

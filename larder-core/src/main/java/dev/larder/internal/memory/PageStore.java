@@ -47,6 +47,7 @@ public final class PageStore {
     private static final VarHandle CURSOR = MethodHandles.arrayElementVarHandle(long[].class);
     private static final VarHandle DEADLINE = MethodHandles.arrayElementVarHandle(long[].class);
     private static final VarHandle FIFO_SIZE = MethodHandles.arrayElementVarHandle(int[].class);
+    private static final VarHandle QUEUED = MethodHandles.arrayElementVarHandle(long[].class);
     private static final VarHandle SEALED_TOP = MethodHandles.arrayElementVarHandle(long[].class);
     private static final VarHandle PAGE_STRIPE = MethodHandles.arrayElementVarHandle(int[].class);
     private static final VarHandle PAGE_STATE = MethodHandles.arrayElementVarHandle(long[].class);
@@ -148,6 +149,13 @@ public final class PageStore {
     private final int[][] fifo;
     private final int[] fifoHead;
     private final int[] fifoSize;
+    /**
+     * One bit per stripe, set while its FIFO holds a page (written under this, read without):
+     * the evictor takes the window's FIFOs in turn through it, and on a machine of many cores
+     * most of them are empty (stripes go by cores, not by the threads that write).
+     */
+    private final long[] queued;
+
     private final int[] freePages;
     private int freeCount;
     private final int[] unusedIds;
@@ -206,6 +214,7 @@ public final class PageStore {
         this.fifo = new int[this.stripes][maxPages];
         this.fifoHead = new int[this.stripes];
         this.fifoSize = new int[this.stripes];
+        this.queued = new long[(this.stripes + 63) >>> 6];
         this.freePages = new int[maxPages];
         this.unusedIds = new int[maxPages];
         for (int id = maxPages - 1; id >= 0; id--) {
@@ -526,6 +535,9 @@ public final class PageStore {
         int at = fifoHead[f] + fifoSize[f];
         fifo[f][at >= maxPages ? at - maxPages : at] = page;
         FIFO_SIZE.setRelease(fifoSize, f, fifoSize[f] + 1); // the slot is written before the size grows
+        if (fifoSize[f] == 1) {
+            QUEUED.setRelease(queued, f >>> 6, queued[f >>> 6] | 1L << f);
+        }
         inLog[page] = true;
     }
 
@@ -549,6 +561,28 @@ public final class PageStore {
         int next = fifoHead[stripe] + 1;
         fifoHead[stripe] = next == maxPages ? 0 : next;
         FIFO_SIZE.setRelease(fifoSize, stripe, fifoSize[stripe] - 1);
+        if (fifoSize[stripe] == 0) {
+            QUEUED.setRelease(queued, stripe >>> 6, queued[stripe >>> 6] & ~(1L << stripe));
+        }
+    }
+
+    /**
+     * The first stripe from {@code from} (inclusive) to {@code to} (exclusive) whose FIFO holds a
+     * page, or -1: one word read per 64 stripes. Without the lock, like {@link #oldestPage}: a
+     * page enqueued meanwhile may be missed, to be found on the next call.
+     */
+    public int nextQueued(int from, int to) {
+        for (int w = from >>> 6; w << 6 < to; w++) {
+            long bits = (long) QUEUED.getAcquire(queued, w);
+            if (w == from >>> 6) {
+                bits &= -1L << from; // the shift takes from modulo 64
+            }
+            if (bits != 0) {
+                int stripe = (w << 6) + Long.numberOfTrailingZeros(bits);
+                return stripe < to ? stripe : -1;
+            }
+        }
+        return -1;
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.larder.internal.policy;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.function.LongSupplier;
 
 /**
  * Where readers and writers record the keys they accessed (a 64-bit hash, and a reference to the
@@ -68,12 +69,28 @@ public final class AccessBuffer {
     final long[] slots;
     /** Each stripe's counters in their own 128 bytes, after a pad in front of all. */
     final long[] counters;
+    /**
+     * How many thread numbers have been handed out (every caller's is below it): stripes from
+     * there on have never been used, and the loops over stripes stop before them. Stripes go by
+     * cores; on a machine of many cores few threads may use a cache, and a drain that looked at
+     * every stripe cost one thread's inserts at 10K ~9% more instructions with 64 stripes than with 4.
+     */
+    private final LongSupplier threadsNumbered;
 
     /**
      * Rings of {@code capacityPerStripe} accesses in each of {@code stripes} stripes. Both must be
      * powers of two.
      */
     public AccessBuffer(int stripes, int capacityPerStripe) {
+        this(stripes, capacityPerStripe, () -> Long.MAX_VALUE);
+    }
+
+    /**
+     * Rings as above, whose callers' thread numbers are all below what {@code threadsNumbered}
+     * answers at the time (it only grows): the drain and the sums look at that many stripes.
+     */
+    public AccessBuffer(int stripes, int capacityPerStripe, LongSupplier threadsNumbered) {
+        this.threadsNumbered = threadsNumbered;
         requirePowerOfTwo("stripes", stripes);
         requirePowerOfTwo("capacityPerStripe", capacityPerStripe);
         long slotCount = (long) stripes * (2L * capacityPerStripe + PAD) + PAD;
@@ -87,6 +104,11 @@ public final class AccessBuffer {
         this.slotStride = 2 * capacityPerStripe + PAD;
         this.slots = new long[(int) slotCount];
         this.counters = new long[(stripes + 1) * PAD];
+    }
+
+    /** The stripes a thread numbered so far may have used: those below its count, or all. */
+    private int stripesUsed() {
+        return (int) Math.min(stripeMask + 1L, threadsNumbered.getAsLong());
     }
 
     private static void requirePowerOfTwo(String name, int value) {
@@ -164,7 +186,7 @@ public final class AccessBuffer {
      */
     public long counted() {
         long sum = 0;
-        for (int stripe = 0; stripe <= stripeMask; stripe++) {
+        for (int stripe = 0, used = stripesUsed(); stripe < used; stripe++) {
             int base = counterBase(stripe);
             sum += (long) LONGS.getVolatile(counters, base + COUNT)
                     + (long) LONGS.getVolatile(counters, base + SOLE_COUNT);
@@ -179,10 +201,13 @@ public final class AccessBuffer {
      */
     public int drainTo(Sink sink) {
         int drained = 0;
-        for (int stripe = 0; stripe <= stripeMask; stripe++) {
+        for (int stripe = 0, used = stripesUsed(); stripe < used; stripe++) {
             int base = counterBase(stripe);
             long head = counters[base + HEAD]; // only this thread writes it
             long tail = (long) LONGS.getAcquire(counters, base + TAIL);
+            if (head == tail) {
+                continue; // nothing recorded since: the head's line is left alone
+            }
             if (tail - head > capacity) {
                 head = tail - capacity; // lapped: the oldest accesses were overwritten
             } else if (tail < head) {
@@ -207,7 +232,7 @@ public final class AccessBuffer {
      */
     public long recorded() {
         long sum = 0;
-        for (int stripe = 0; stripe <= stripeMask; stripe++) {
+        for (int stripe = 0, used = stripesUsed(); stripe < used; stripe++) {
             sum += (long) LONGS.getAcquire(counters, counterBase(stripe) + TAIL);
         }
         return sum;
@@ -216,7 +241,7 @@ public final class AccessBuffer {
     /** Accesses recorded and not yet drained, summed over the stripes: a moment's estimate. */
     public long pending() {
         long sum = 0;
-        for (int stripe = 0; stripe <= stripeMask; stripe++) {
+        for (int stripe = 0, used = stripesUsed(); stripe < used; stripe++) {
             int base = counterBase(stripe);
             long head = (long) LONGS.getOpaque(counters, base + HEAD);
             long tail = (long) LONGS.getAcquire(counters, base + TAIL);

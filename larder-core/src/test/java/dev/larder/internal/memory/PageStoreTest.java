@@ -256,6 +256,41 @@ class PageStoreTest {
         assertThat(budget.used()).isZero();
     }
 
+    /**
+     * {@link PageStore#nextQueued} against the FIFOs themselves ({@link PageStore#oldestPage}):
+     * over 64 stripes (two words of bits), with pages entering and leaving FIFOs at random, each
+     * answer is the first stripe of the range whose FIFO holds a page.
+     */
+    @Test
+    void nextQueuedFindsTheFirstStripeWhoseFifoHoldsAPage() {
+        int writerStripes = 70;
+        MemoryBudget budget = new MemoryBudget(64L << 20);
+        PageStore store = new PageStore(PAGE, 64L << 20, writerStripes, budget);
+        int stripes = store.stripes();
+        assertThat(store.nextQueued(0, stripes)).isEqualTo(-1);
+        SplittableRandom random = new SplittableRandom(11);
+        for (int step = 0; step < 3000; step++) {
+            int stripe = random.nextInt(writerStripes);
+            if (random.nextInt(3) > 0) {
+                // A reservation past its page's room rolls the stripe onto a fresh page: one more in its FIFO.
+                assertThat(reserveAndWrite(store, stripe, 10, 1000, false, (byte) 5))
+                        .isNotNull();
+            } else if (store.oldestPage(stripe) >= 0 && store.isSealed(store.oldestPage(stripe))) {
+                store.dequeueOldest(stripe); // as the evictor's cursor does past a sealed page's end
+            }
+            int from = random.nextInt(stripes + 1);
+            int to = from + random.nextInt(stripes + 1 - from);
+            int expected = -1;
+            for (int s = from; s < to && expected < 0; s++) {
+                expected = store.oldestPage(s) >= 0 ? s : -1;
+            }
+            assertThat(store.nextQueued(from, to))
+                    .as("first queued stripe in [%d, %d)", from, to)
+                    .isEqualTo(expected);
+        }
+        store.freeAll();
+    }
+
     @Test
     void pagesRollAndEnterTheFifoInActivationOrder() {
         MemoryBudget budget = new MemoryBudget(1 << 20);

@@ -158,6 +158,32 @@ class AccessBufferTest {
         assertThat(buffer.counted()).isEqualTo(2);
     }
 
+    /**
+     * The loops over stripes stop at the threads numbered so far: a drain that read the count
+     * before a thread got its number leaves that thread's stripe to the next drain, which loses
+     * nothing of it; the sums take it in from then on.
+     */
+    @Test
+    void aDrainLooksAtTheStripesOfTheThreadsNumberedSoFar() {
+        long[] numbered = {2};
+        AccessBuffer buffer = new AccessBuffer(8, 8, () -> numbered[0]);
+        buffer.record(0, 10, 0);
+        buffer.record(1, 11, 1);
+        buffer.record(5, 15, 5); // a thread numbered after the drain below reads the count
+        buffer.count(5);
+        assertThat(drain(buffer)).containsExactly(10L, 11L);
+        assertThat(buffer.counted()).isZero();
+        numbered[0] = 6;
+        buffer.record(5, 16, 5);
+        assertThat(buffer.pending()).isEqualTo(2);
+        assertThat(drain(buffer)).containsExactly(15L, 16L);
+        assertThat(buffer.counted()).isEqualTo(1);
+        numbered[0] = Long.MAX_VALUE; // more threads than stripes: every stripe
+        buffer.record(7, 17, 7);
+        buffer.record(15, 25, 15); // stripe 7 too
+        assertThat(drain(buffer)).containsExactly(17L, 25L);
+    }
+
     @Test
     void countsAreExactAndCanBeTakenBack() {
         AccessBuffer buffer = new AccessBuffer(4, 2);
