@@ -230,11 +230,11 @@ class CacheSizingTest {
         s = CacheSizing.of(1L << 40, -1, -1, 0, 8);
         assertThat(s.pageSize()).isEqualTo(8 << 20);
         assertThat(s.shards()).isEqualTo(16_384);
-        // 1M expected entries over 64 shards at load 0.8: 19,532 slots each, 15,625 entries, and
-        // growth past 0.86: 16,797 entries, 7.5% over the share.
+        // 1M expected entries over 64 shards at load 0.7: 22,322 slots each, 15,625 entries, and
+        // growth past 0.86: 19,196 entries, 23% over the share.
         s = CacheSizing.of(64L << 20, 1_000_000, -1, 0, 2);
         assertThat(s.shards()).isEqualTo(64);
-        assertThat(s.initialSlotsPerShard()).isEqualTo(19_532);
+        assertThat(s.initialSlotsPerShard()).isEqualTo(22_322);
         assertThat(s.maxLoad()).isEqualTo(IndexShard.PRESIZED_MAX_LOAD);
     }
 
