@@ -57,13 +57,15 @@ public final class MemoryEstimator {
         if (averageValueBytes < 0) {
             throw new IllegalArgumentException("averageValueBytes must not be negative, was " + averageValueBytes);
         }
-        // The load of an index presized with expectedEntries (see the builder).
-        double load = presized ? IndexShard.presizedLoad(entries) : GROWING_INDEX_LOAD;
-        long indexBytes = (long) Math.ceil(entries * 8.0 / load);
-        // The page size depends on the budget: size for records first, then settle.
-        long budget = entries * (long) (averageKeyBytes + averageValueBytes) + indexBytes;
+        // The page size and a presized index's load depend on the budget: size for records
+        // first, then settle. The load only rises with a budget that falls under a threshold
+        // (IndexShard.presizedLoad), so the rounds settle; the last has the budget's own load.
+        long budget = entries * (long) (averageKeyBytes + averageValueBytes) + entries * 10;
         MemoryEstimate estimate = null;
-        for (int round = 0; round < 3; round++) {
+        double load = 0;
+        for (int round = 0; round < 3 || load != indexLoad(entries, budget, presized); round++) {
+            load = indexLoad(entries, budget, presized);
+            long indexBytes = (long) Math.ceil(entries * 8.0 / load);
             CacheSizing sizing = CacheSizing.of(budget, presized ? entries : -1, -1, -1, cores());
             boolean large = averageValueBytes > sizing.largeValueThreshold();
             double padding = withExpiry ? 8 + 3.5 : 0;
@@ -104,6 +106,11 @@ public final class MemoryEstimator {
             budget = total + headroom;
         }
         return estimate;
+    }
+
+    /** The load of the index of a cache of {@code entries} given {@code budget} (see the builder). */
+    private static double indexLoad(long entries, long budget, boolean presized) {
+        return presized ? IndexShard.presizedLoad(entries, budget / entries) : GROWING_INDEX_LOAD;
     }
 
     private static int varint(int value) {

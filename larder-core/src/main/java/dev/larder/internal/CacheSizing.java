@@ -117,7 +117,7 @@ public record CacheSizing(int pageSize, int shards, int writerStripes, int initi
             // Whether the cache is small is the whole cache's count, not a partition's.
             int parts = Math.max(1, partitions);
             long whole = expectedEntries > Long.MAX_VALUE / parts ? Long.MAX_VALUE : expectedEntries * parts;
-            double presizedLoad = IndexShard.presizedLoad(whole);
+            double presizedLoad = IndexShard.presizedLoad(whole, maximumBytes / expectedEntries);
             slots = (int) Math.min(
                     MAX_SLOTS_PER_SHARD,
                     Math.max(IndexShard.MIN_CAPACITY, Math.ceil(expectedEntries / (double) shards / presizedLoad)));

@@ -122,7 +122,7 @@ class CacheSizingTest {
         assertThat(slots).isGreaterThanOrEqualTo(IndexShard.MIN_CAPACITY);
         // Evenly spread, every shard takes its share at the presized load, below MAX_LOAD.
         double perShard = expectedEntries / (double) s.shards();
-        double load = IndexShard.presizedLoad(expectedEntries);
+        double load = IndexShard.presizedLoad(expectedEntries, maximumBytes / expectedEntries);
         if (perShard / load > CacheSizing.MAX_SLOTS_PER_SHARD) {
             // A shard's table stays under 2 GiB: presizing stops at the cap, growth beyond it
             // fails with a message asking for a higher concurrencyLevel.
@@ -140,17 +140,24 @@ class CacheSizingTest {
 
     @Test
     void aSmallCacheIsPresizedAtTheLowerLoadAndAPartitionByTheWholeCache() {
-        assertThat(IndexShard.presizedLoad(IndexShard.SMALL_CACHE_ENTRIES)).isEqualTo(IndexShard.SMALL_PRESIZED_LOAD);
-        assertThat(IndexShard.presizedLoad(IndexShard.SMALL_CACHE_ENTRIES + 1)).isEqualTo(IndexShard.PRESIZED_LOAD);
+        assertThat(IndexShard.presizedLoad(IndexShard.SMALL_CACHE_ENTRIES, 1000))
+                .isEqualTo(IndexShard.SMALL_PRESIZED_LOAD);
+        assertThat(IndexShard.presizedLoad(IndexShard.SMALL_CACHE_ENTRIES + 1, IndexShard.ROOMY_ENTRY_BYTES - 1))
+                .isEqualTo(IndexShard.PRESIZED_LOAD);
+        assertThat(IndexShard.presizedLoad(IndexShard.SMALL_CACHE_ENTRIES + 1, IndexShard.ROOMY_ENTRY_BYTES))
+                .as("entries with room for the index's shorter walks")
+                .isEqualTo(IndexShard.ROOMY_PRESIZED_LOAD);
         long bytes = 64L << 20;
         CacheSizing small = CacheSizing.of(bytes, 40_000, -1, 4, 4, 1);
         assertThat(small.initialSlotsPerShard())
                 .isEqualTo((long) Math.ceil(40_000 / 4.0 / IndexShard.SMALL_PRESIZED_LOAD));
         // One of 16 partitions of a 640,000-entry cache: a large cache's load, though its own
-        // share is small.
+        // share is small; at ~1.6 KB of budget per entry, the roomy one, and at 100 bytes the dense one.
         CacheSizing partition = CacheSizing.of(bytes, 40_000, -1, 4, 4, 16);
         assertThat(partition.initialSlotsPerShard())
-                .isEqualTo((long) Math.ceil(40_000 / 4.0 / IndexShard.PRESIZED_LOAD));
+                .isEqualTo((long) Math.ceil(40_000 / 4.0 / IndexShard.ROOMY_PRESIZED_LOAD));
+        CacheSizing dense = CacheSizing.of(4_000_000, 40_000, -1, 4, 4, 16);
+        assertThat(dense.initialSlotsPerShard()).isEqualTo((long) Math.ceil(40_000 / 4.0 / IndexShard.PRESIZED_LOAD));
     }
 
     @Provide
@@ -230,11 +237,11 @@ class CacheSizingTest {
         s = CacheSizing.of(1L << 40, -1, -1, 0, 8);
         assertThat(s.pageSize()).isEqualTo(8 << 20);
         assertThat(s.shards()).isEqualTo(16_384);
-        // 1M expected entries over 64 shards at load 0.7: 22,322 slots each, 15,625 entries, and
-        // growth past 0.86: 19,196 entries, 23% over the share.
+        // 1M expected entries (of 67 bytes) over 64 shards at load 0.8: 19,532 slots each, 15,625
+        // entries, and growth past 0.86: 16,797 entries, 7.5% over the share.
         s = CacheSizing.of(64L << 20, 1_000_000, -1, 0, 2);
         assertThat(s.shards()).isEqualTo(64);
-        assertThat(s.initialSlotsPerShard()).isEqualTo(22_322);
+        assertThat(s.initialSlotsPerShard()).isEqualTo(19_532);
         assertThat(s.maxLoad()).isEqualTo(IndexShard.PRESIZED_MAX_LOAD);
     }
 

@@ -11,8 +11,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * A cache given {@code expectedEntries} presizes its index at {@link IndexShard#presizedLoad} (0.7,
- * or 0.6 for a small cache) and grows a shard's table only past {@link IndexShard#PRESIZED_MAX_LOAD}: the keys do not
+ * A cache given {@code expectedEntries} presizes its index at {@link IndexShard#presizedLoad} (0.8
+ * for small entries, 0.7 for larger ones, or 0.6 for a small cache) and grows a shard's table only past {@link IndexShard#PRESIZED_MAX_LOAD}: the keys do not
  * spread evenly over the shards, and a shard that grew for its share running a little over the
  * average would cost 12.5 bytes per entry more, which is what the presizing saves. At a million
  * entries no shard may grow; fewer entries per shard spread wider, and a few may.
@@ -37,8 +37,8 @@ class PresizedIndexTest {
             }
             assertThat(cache.size()).isEqualTo(entries);
             long slots = presized / 8;
-            double load = IndexShard.presizedLoad(entries);
-            assertThat(load).isEqualTo(entries <= 65_536 ? 0.6 : 0.7);
+            double load = IndexShard.presizedLoad(entries, bytes / entries);
+            assertThat(load).isEqualTo(entries <= 65_536 ? 0.6 : 0.8); // entries of a few bytes: the dense load
             assertThat(entries / (double) slots)
                     .as("the load once the expected entries are in")
                     .isBetween(load - 0.01, load);

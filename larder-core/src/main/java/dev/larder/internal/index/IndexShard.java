@@ -42,13 +42,21 @@ public final class IndexShard extends ShardLock {
     public static final double MAX_LOAD = 0.8;
     /**
      * The load a table presized for the expected entries has once they are all in, for a cache
-     * of more than {@link #SMALL_CACHE_ENTRIES} entries. 0.8 until 2026-12-07: a Robin Hood
-     * insert moves the rest of its cluster one slot on, ~13 words at 0.8 and ~6 at 0.7, and the
-     * evictor's removal shifts them back; at 0.7 an insert at 100K and at 1M entries took ~20%
-     * fewer instructions (eviction included), GETs and overwrites 2-3.5% fewer, for 1.4 bytes
-     * more per entry (docs/speed-work.md, fifty-eighth session).
+     * of more than {@link #SMALL_CACHE_ENTRIES} entries of under {@link #ROOMY_ENTRY_BYTES}
+     * bytes of budget each, where the index's bytes are a large share of an entry's.
      */
-    public static final double PRESIZED_LOAD = 0.7;
+    public static final double PRESIZED_LOAD = 0.8;
+    /**
+     * The presized load of a larger cache whose entries have {@link #ROOMY_ENTRY_BYTES} or more of
+     * budget each. A Robin Hood insert moves the rest of its cluster one slot on, ~13 words at
+     * 0.8 and ~6 at 0.7, and the evictor's removal shifts them back: at 0.7 an insert at 100K
+     * and 1M entries of 256-byte values took ~20% fewer instructions with its eviction, GETs and
+     * overwrites 2-3.5% fewer, for 1.4 bytes more per entry, 0.5% of such an entry (of a 64-byte
+     * one, over 2%; docs/speed-work.md, fifty-eighth session).
+     */
+    public static final double ROOMY_PRESIZED_LOAD = 0.7;
+    /** Bytes of budget per expected entry from which a larger cache's table is presized at {@link #ROOMY_PRESIZED_LOAD}. */
+    public static final long ROOMY_ENTRY_BYTES = 160;
     /**
      * The presized load of a small cache's table: walks about half as long as at 0.8 (an insert
      * at 10K entries ~200 of ~3,180 instructions fewer), for 3.3 bytes more per entry, which is
@@ -62,9 +70,8 @@ public final class IndexShard extends ShardLock {
      * The load at which a presized table grows: a shard's share of the keys runs over the
      * average (by about 1% at a million entries on 64 shards, by one standard deviation, 1 /
      * sqrt(entries per shard)), and growing by a quarter for that costs the shard 12.5 bytes per
-     * entry more. 23% over the presized load is far more deviations than any shard runs over;
-     * 0.86 is kept from when the presized load was 0.8 (7.5% over it, nine deviations at a
-     * million entries, three at 100,000).
+     * entry more. 7.5% over the presized load of 0.8 is nine deviations at a million entries,
+     * three at 100,000 (over 0.7, 23%).
      */
     public static final double PRESIZED_MAX_LOAD = 0.86;
 
@@ -74,9 +81,15 @@ public final class IndexShard extends ShardLock {
 
     public static final int MIN_CAPACITY = 8;
 
-    /** The presized load for a cache expecting {@code expectedEntries} entries in all. */
-    public static double presizedLoad(long expectedEntries) {
-        return expectedEntries <= SMALL_CACHE_ENTRIES ? SMALL_PRESIZED_LOAD : PRESIZED_LOAD;
+    /**
+     * The presized load for a cache expecting {@code expectedEntries} entries in all, with {@code
+     * bytesPerEntry} bytes of budget for each.
+     */
+    public static double presizedLoad(long expectedEntries, long bytesPerEntry) {
+        if (expectedEntries <= SMALL_CACHE_ENTRIES) {
+            return SMALL_PRESIZED_LOAD;
+        }
+        return bytesPerEntry >= ROOMY_ENTRY_BYTES ? ROOMY_PRESIZED_LOAD : PRESIZED_LOAD;
     }
 
     private static final int GROW_DIST = 96;
