@@ -63,7 +63,7 @@ public final class MemoryEstimator {
         long budget = entries * (long) (averageKeyBytes + averageValueBytes) + entries * 10;
         MemoryEstimate estimate = null;
         double load = 0;
-        for (int round = 0; round < 3 || load != indexLoad(entries, budget, presized); round++) {
+        for (int round = 0; round < 3 || round < 8 && load != indexLoad(entries, budget, presized); round++) {
             load = indexLoad(entries, budget, presized);
             long indexBytes = (long) Math.ceil(entries * 8.0 / load);
             CacheSizing sizing = CacheSizing.of(budget, presized ? entries : -1, -1, -1, cores());

@@ -110,7 +110,7 @@ final class LogCursor {
         if (page < 0) {
             int oldest = store.oldestPage(stripe);
             if (oldest < 0) {
-                return Next.NOTHING; // nothing set: the evictor asks each window FIFO in turn
+                return Next.NOTHING; // nothing to reset for a FIFO that holds no page
             }
             page = oldest;
             pageRefused = false;
