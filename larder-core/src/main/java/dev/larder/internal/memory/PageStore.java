@@ -555,6 +555,11 @@ public final class PageStore {
         return (int) FIFO_SIZE.getAcquire(fifoSize, stripe) == 0 ? -1 : fifo[stripe][fifoHead[stripe]];
     }
 
+    /** Pages in the FIFO of {@code stripe} now, without the lock (for tests and diagnostics). */
+    public int pagesQueued(int stripe) {
+        return (int) FIFO_SIZE.getAcquire(fifoSize, stripe);
+    }
+
     /** Removes the oldest page of {@code stripe} from its FIFO; the caller retires it. */
     public synchronized void dequeueOldest(int stripe) {
         inLog[fifo[stripe][fifoHead[stripe]]] = false;
