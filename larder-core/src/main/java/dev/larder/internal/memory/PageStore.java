@@ -552,7 +552,7 @@ public final class PageStore {
      * the page before the size; the evictor asks this for every empty FIFO on every eviction.
      */
     public int oldestPage(int stripe) {
-        return (int) FIFO_SIZE.getAcquire(fifoSize, stripe) == 0 ? -1 : fifo[stripe][fifoHead[stripe]];
+        return pagesQueued(stripe) == 0 ? -1 : fifo[stripe][fifoHead[stripe]];
     }
 
     /** Pages in the FIFO of {@code stripe} now, without the lock (for tests and diagnostics). */
