@@ -209,19 +209,36 @@ public final class IndexShard extends ShardLock {
         MemorySegment t = table;
         int cap = (int) (t.byteSize() >>> 3);
         int slot = IndexWord.homeSlot(hash, cap);
-        for (int d = 0; d <= IndexWord.MAX_DIST; d++) {
-            long w = (long) WORD.get(t, (long) slot << 3);
-            if (w == IndexWord.EMPTY || IndexWord.dist(w) < d) {
-                return IndexWord.EMPTY;
+        for (int d = 0; ; ) {
+            // The words of other tags are passed in a loop of their own, with no call in it: in
+            // one loop with the key's comparison, C2 did the segment's checks again for every word
+            // (docs/speed-work.md, fifty-ninth session).
+            long w;
+            for (; ; ) {
+                w = (long) WORD.get(t, (long) slot << 3);
+                if (IndexWord.endsProbe(w, d)) {
+                    return IndexWord.EMPTY;
+                }
+                if (IndexWord.tag(w) == tag) {
+                    break;
+                }
+                if (++slot == cap) {
+                    slot = 0;
+                }
+                if (++d > IndexWord.MAX_DIST) {
+                    return IndexWord.EMPTY; // a torn view of a table being rewritten; validation retries
+                }
             }
-            if (IndexWord.tag(w) == tag && store.keyEquals(IndexWord.location(w), key, keyLength, h)) {
+            if (store.keyEquals(IndexWord.location(w), key, keyLength, h)) {
                 return w;
             }
             if (++slot == cap) {
                 slot = 0;
             }
+            if (++d > IndexWord.MAX_DIST) {
+                return IndexWord.EMPTY;
+            }
         }
-        return IndexWord.EMPTY; // a torn view of a table being rewritten; validation retries
     }
 
     /**
@@ -259,18 +276,30 @@ public final class IndexShard extends ShardLock {
     public int slotOf(long hash, PageStore store, byte[] key, int keyLength, RecordLayout.Header h) {
         long tag = IndexWord.tagOf(hash);
         MemorySegment t = table;
-        int slot = IndexWord.homeSlot(hash, capacity);
-        for (int d = 0; ; d++) {
-            long w = (long) WORD.get(t, (long) slot << 3);
-            if (w == IndexWord.EMPTY || IndexWord.dist(w) < d) {
-                return -1;
+        int cap = capacity;
+        int slot = IndexWord.homeSlot(hash, cap);
+        for (int d = 0; ; ) {
+            long w;
+            for (; ; ) { // words of other tags in a loop of their own: see probe
+                w = (long) WORD.get(t, (long) slot << 3);
+                if (IndexWord.endsProbe(w, d)) {
+                    return -1;
+                }
+                if (IndexWord.tag(w) == tag) {
+                    break;
+                }
+                if (++slot == cap) {
+                    slot = 0;
+                }
+                d++;
             }
-            if (IndexWord.tag(w) == tag && store.keyEquals(IndexWord.location(w), key, keyLength, h)) {
+            if (store.keyEquals(IndexWord.location(w), key, keyLength, h)) {
                 return slot;
             }
-            if (++slot == capacity) {
+            if (++slot == cap) {
                 slot = 0;
             }
+            d++;
         }
     }
 
@@ -281,7 +310,7 @@ public final class IndexShard extends ShardLock {
         int slot = IndexWord.homeSlot(hash, capacity);
         for (int d = 0; ; d++) {
             long w = (long) WORD.get(t, (long) slot << 3);
-            if (w == IndexWord.EMPTY || IndexWord.dist(w) < d) {
+            if (IndexWord.endsProbe(w, d)) {
                 return -1;
             }
             if (IndexWord.tag(w) == tag && IndexWord.location(w) == location) {
@@ -347,7 +376,7 @@ public final class IndexShard extends ShardLock {
         long w;
         for (; ; ) {
             w = (long) WORD.get(t, (long) slot << 3);
-            if (w == IndexWord.EMPTY || IndexWord.dist(w) < d) {
+            if (IndexWord.endsProbe(w, d)) {
                 break;
             }
             if (++slot == cap) {
@@ -379,25 +408,29 @@ public final class IndexShard extends ShardLock {
      * word swapped (docs/speed-work.md, fifty-third session).
      */
     private void shiftOn(MemorySegment t, int cap, int slot, long w) {
-        long farthest = (long) (maxDist + 1) << IndexWord.DIST_SHIFT; // the dist field of maxDist
+        // Nothing but the words' load, add and store in the loop, and the farthest dist field
+        // kept in a local: with maxDist updated (and checked) inside it, C2 kept the segment's
+        // bounds, alignment, read-only and liveness checks in every pass, twice, ~65
+        // instructions a word against ~15 (docs/speed-work.md, fifty-ninth session). place
+        // refused a table whose maxDist is at MAX_DIST, so a word moved once stays within the
+        // field; one at MAX_DIST has gone round a table with no empty slot (which the load
+        // limits rule out), and the shift stops there instead of carrying into the tag.
+        long farthest = 0;
         while (w != IndexWord.EMPTY) {
             if (++slot == cap) {
                 slot = 0;
             }
             long next = (long) WORD.get(t, (long) slot << 3);
-            long moved = w + IndexWord.DIST_ONE;
-            if ((moved & IndexWord.DIST_FIELD) > farthest) {
-                farthest = moved & IndexWord.DIST_FIELD;
-                maxDist = IndexWord.dist(moved);
-                if (maxDist >= IndexWord.MAX_DIST) {
-                    // Only a table with no empty slot, which the load limits rule out, gets here:
-                    // the shift went round it.
-                    throw probeTooLong();
-                }
+            long shifted = w + IndexWord.DIST_ONE;
+            long field = shifted & IndexWord.DIST_FIELD;
+            if (field == IndexWord.DIST_FIELD) {
+                throw probeTooLong();
             }
-            WORD.set(t, (long) slot << 3, moved);
+            farthest = Math.max(farthest, field);
+            WORD.set(t, (long) slot << 3, shifted);
             w = next;
         }
+        maxDist = Math.max(maxDist, (int) (farthest >>> IndexWord.DIST_SHIFT) - 1);
     }
 
     /**

@@ -54,6 +54,18 @@ public final class IndexWord {
         return (int) ((word >>> DIST_SHIFT) & 0xFF) - 1;
     }
 
+    /**
+     * Whether a probe that has come {@code d} slots from its key's home stops at {@code word}:
+     * the slot is empty, or its word is nearer its own home, so the key cannot be further on
+     * (Robin Hood order). One compare: an empty word's dist reads as -1. Written as two tests,
+     * {@code dist} was called only when the slot was not empty, which a table filling up rarely
+     * had, and C2 compiled it as a call (~40 instructions of an insert at 1M entries; fifty-ninth
+     * session).
+     */
+    public static boolean endsProbe(long word, int d) {
+        return dist(word) < d;
+    }
+
     public static long location(long word) {
         return word & LOCATION_MASK;
     }

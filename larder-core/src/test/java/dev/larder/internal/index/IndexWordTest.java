@@ -49,6 +49,17 @@ class IndexWordTest {
     }
 
     @Property(tries = 2000)
+    void aProbeStopsAtAnEmptySlotOrAtAWordNearerItsHome(
+            @ForAll("tags") long tag,
+            @ForAll("dists") int dist,
+            @ForAll("locations") long location,
+            @ForAll("dists") int probeDist) {
+        assertThat(IndexWord.endsProbe(IndexWord.EMPTY, probeDist)).isTrue();
+        assertThat(IndexWord.endsProbe(IndexWord.word(tag, dist, location), probeDist))
+                .isEqualTo(dist < probeDist);
+    }
+
+    @Property(tries = 2000)
     void withDistAndWithLocationChangeOneFieldOnly(
             @ForAll("tags") long tag,
             @ForAll("dists") int dist,
