@@ -17,7 +17,6 @@ between the marks are left out. Instructions run fewer than min-per-call times a
 default: the cold paths) are left out too.
 """
 import collections
-import glob
 import os
 import re
 import sys
@@ -32,17 +31,12 @@ except ImportError:
 
 
 def measured_counts(run_dir):
-    """Instructions by address of the caller's part between the marks (the largest part)."""
-    parts = []
-    for path in glob.glob(run_dir + "/cg.*"):
-        if re.search(r"cg\.\d+\.\d+-\d+$", path):
-            with open(path) as f:
-                total = next(int(line.split()[1]) for line in f if line.startswith("summary"))
-            parts.append((total, path))
-    if not parts:
-        sys.exit(f"annotate.py: no part of a thread between the marks in {run_dir} (run instructions.sh with KEEP)")
+    """Instructions by address of the caller's part between the marks (instructions.py's choice)."""
+    starts, ranges = instructions.perf_map(run_dir)
+    parts, _ = instructions.parts_by_thread(run_dir)
+    _, path, _ = instructions.measured_part(run_dir, parts, starts, ranges)
     counts = collections.Counter()
-    for _, address, count in instructions.self_costs(max(parts)[1]):
+    for _, address, count in instructions.self_costs(path):
         counts[address] += count
     return counts
 

@@ -87,13 +87,9 @@ def role(cost):
     return "other"
 
 
-def main():
-    if len(sys.argv) < 4:
-        sys.exit(__doc__)
-    run_dir, warmup, calls = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-    top = int(sys.argv[4]) if len(sys.argv) > 4 else 0
-    starts, ranges = perf_map(run_dir)
-    parts = collections.defaultdict(list)  # thread -> [(part, path)]
+def parts_by_thread(run_dir):
+    """The parts callgrind cut at the marks, by thread ([(part, path)]), and each thread's final file."""
+    parts = collections.defaultdict(list)
     finals = {}
     for path in glob.glob(os.path.join(run_dir, "cg.*")):
         m = re.search(r"cg\.\d+(?:\.(\d+))?-(\d+)$", path)
@@ -103,14 +99,29 @@ def main():
             parts[m.group(2)].append((int(m.group(1)), path))
         else:
             finals[m.group(2)] = path
-    caller = None
+    return parts, finals
+
+
+def measured_part(run_dir, parts, starts, ranges):
+    """(thread, path, costs) of the part that holds the probe's measured calls: the caller's last
+    part, the one that ran the probe's loop (not the largest, which is the fill at 1M entries)."""
     for thread, ps in parts.items():
-        last = costs(max(ps)[1], starts, ranges)
+        path = max(ps)[1]
+        last = costs(path, starts, ranges)
         if any(n.startswith("dev.larder.bench.InstructionProbe") for n in last):
-            caller = (thread, last)
-    if caller is None:
-        sys.exit(f"instructions.py: no thread of {run_dir} has a part between the probe's marks")
-    measured = caller[1]
+            return thread, path, last
+    sys.exit(f"instructions.py: no thread of {run_dir} has a part between the probe's marks")
+
+
+def main():
+    if len(sys.argv) < 4:
+        sys.exit(__doc__)
+    run_dir, warmup, calls = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    top = int(sys.argv[4]) if len(sys.argv) > 4 else 0
+    starts, ranges = perf_map(run_dir)
+    parts, finals = parts_by_thread(run_dir)
+    thread, path, measured = measured_part(run_dir, parts, starts, ranges)
+    caller = (thread, measured)
     per_call = sum(measured.values()) / calls
     others = collections.Counter()
     for thread, path in finals.items():
