@@ -322,6 +322,11 @@ public final class IndexShard extends ShardLock {
         }
     }
 
+    /** The farthest any word has been from its home since the table was built (for tests). */
+    int maxDist() {
+        return maxDist;
+    }
+
     public long wordAt(int slot) {
         return (long) WORD.get(table, (long) slot << 3);
     }

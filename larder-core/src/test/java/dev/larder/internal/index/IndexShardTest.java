@@ -150,6 +150,8 @@ class IndexShardTest {
                 assertThat(IndexWord.dist(w))
                         .as("dist of key %d in slot %d (home %d)", key, i, home)
                         .isEqualTo(Math.floorMod(i - home, capacity));
+                // Growth is judged by maxDist: it must cover every word, those shifted on too.
+                assertThat(shard.maxDist()).as("maxDist covers slot %d", i).isGreaterThanOrEqualTo(IndexWord.dist(w));
                 if (nw != IndexWord.EMPTY) {
                     assertThat(IndexWord.dist(nw))
                             .as("Robin Hood order at %d", i)
