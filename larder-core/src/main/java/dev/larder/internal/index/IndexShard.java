@@ -415,8 +415,8 @@ public final class IndexShard extends ShardLock {
     private void shiftOn(MemorySegment t, int cap, int slot, long w) {
         // Nothing but the words' load, add and store in the loop, and the farthest dist field
         // kept in a local: with maxDist updated (and checked) inside it, C2 kept the segment's
-        // bounds, alignment, read-only and liveness checks in every pass, twice, ~65
-        // instructions a word against ~15 (docs/speed-work.md, fifty-ninth session). place
+        // bounds, alignment, read-only and liveness checks in every pass, twice: ~67
+        // instructions a word against ~20 (docs/speed-work.md, fifty-ninth session). place
         // refused a table whose maxDist is at MAX_DIST, so a word moved once stays within the
         // field; one at MAX_DIST has gone round a table with no empty slot (which the load
         // limits rule out), and the shift stops there instead of carrying into the tag.
