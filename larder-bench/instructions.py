@@ -120,12 +120,11 @@ def main():
     top = int(sys.argv[4]) if len(sys.argv) > 4 else 0
     starts, ranges = perf_map(run_dir)
     parts, finals = parts_by_thread(run_dir)
-    thread, path, measured = measured_part(run_dir, parts, starts, ranges)
-    caller = (thread, measured)
+    caller, _, measured = measured_part(run_dir, parts, starts, ranges)
     per_call = sum(measured.values()) / calls
     others = collections.Counter()
     for thread, path in finals.items():
-        if thread == caller[0]:
+        if thread == caller:
             continue
         c = costs(path, starts, ranges)
         others[role(c)] += sum(c.values())
