@@ -20,30 +20,35 @@ final class LarderAdapter implements BenchCache {
     final LarderCache<String, byte[]> cache;
 
     LarderAdapter(long entries, int valueBytes) {
-        this(entries, valueBytes, CALLER_RUNS);
+        this(entries, valueBytes, callerRuns());
     }
 
-    /** With {@code callerRuns}, maintenance runs on the caller's thread: see {@link #CALLER_RUNS}. */
+    /**
+     * With {@code callerRuns}, maintenance runs on the caller's thread: see {@link #callerRuns}.
+     * The other switches are read here, per cache, so that a probe can build two Larders that
+     * differ in one ({@code SideBySideProbe --cache-props}).
+     */
     LarderAdapter(long entries, int valueBytes, boolean callerRuns) {
-        long bytes = (long) (ROOM
+        long bytes = (long) (room()
                 * MemoryEstimator.estimate(entries, Keys.KEY_BYTES, valueBytes).recommendedMaximumBytes());
         LarderBuilder<String, byte[]> builder = Larder.newBuilder(Codecs.utf8(), Codecs.bytes())
                 .maximumBytes(bytes)
                 .expectedEntries(entries);
-        if (ADVISE_HUGE_PAGES != null) {
-            builder.adviseHugePages(Boolean.parseBoolean(ADVISE_HUGE_PAGES));
+        String adviseHugePages = adviseHugePages();
+        if (adviseHugePages != null) {
+            builder.adviseHugePages(Boolean.parseBoolean(adviseHugePages));
         }
-        if (!BYTES_ONLY) {
+        if (!bytesOnly()) {
             builder.maximumEntries(entries); // the same entry bound as the on-heap caches get
         }
-        if (PARTITIONS > 0) {
-            builder.partitions(PARTITIONS);
+        if (partitions() > 0) {
+            builder.partitions(partitions());
         }
-        if (CONCURRENCY_LEVEL > 0) {
-            builder.concurrencyLevel(CONCURRENCY_LEVEL);
+        if (concurrencyLevel() > 0) {
+            builder.concurrencyLevel(concurrencyLevel());
         }
-        if (EXPIRE_AFTER_WRITE_SECONDS > 0) {
-            builder.expireAfterWrite(Duration.ofSeconds(EXPIRE_AFTER_WRITE_SECONDS));
+        if (expireAfterWriteSeconds() > 0) {
+            builder.expireAfterWrite(Duration.ofSeconds(expireAfterWriteSeconds()));
         }
         if (callerRuns) {
             builder.executor(Runnable::run);
@@ -55,40 +60,52 @@ final class LarderAdapter implements BenchCache {
      * {@code -Dlarder.bench.partitions=N}: the cache is built with N partitions
      * ({@code LarderBuilder.partitions}) instead of the default for the machine, for A/B runs.
      */
-    static final int PARTITIONS = Integer.getInteger("larder.bench.partitions", -1);
+    static int partitions() {
+        return Integer.getInteger("larder.bench.partitions", -1);
+    }
 
     /**
      * {@code -Dlarder.bench.concurrencyLevel=N}: the cache is built with N shards ({@code
      * LarderBuilder.concurrencyLevel}) instead of the default for its size and the machine, for
      * A/B runs.
      */
-    static final int CONCURRENCY_LEVEL = Integer.getInteger("larder.bench.concurrencyLevel", -1);
+    static int concurrencyLevel() {
+        return Integer.getInteger("larder.bench.concurrencyLevel", -1);
+    }
 
     /**
      * {@code -Dlarder.bench.expireAfterWrite=S}: every entry expires S seconds after its write, for
      * runs of the path an expiring cache takes (a deadline in every record); none by default.
      */
-    static final long EXPIRE_AFTER_WRITE_SECONDS = Long.getLong("larder.bench.expireAfterWrite", 0);
+    static long expireAfterWriteSeconds() {
+        return Long.getLong("larder.bench.expireAfterWrite", 0);
+    }
 
     /**
      * {@code -Dlarder.bench.bytesOnly=true}: the cache is bounded by its budget alone, as OHC is,
      * with no entry bound, for runs of the path a user who sizes it in bytes takes.
      */
-    static final boolean BYTES_ONLY = Boolean.getBoolean("larder.bench.bytesOnly");
+    static boolean bytesOnly() {
+        return Boolean.getBoolean("larder.bench.bytesOnly");
+    }
 
     /**
      * {@code -Dlarder.bench.room=F}: the budget is F times the estimator's recommendation (1 by
      * default), for runs of a cache with bytes to spare (values that change length are padded
      * and rewritten in place only then; docs/ARCHITECTURE.md §2).
      */
-    static final double ROOM = Double.parseDouble(System.getProperty("larder.bench.room", "1"));
+    static double room() {
+        return Double.parseDouble(System.getProperty("larder.bench.room", "1"));
+    }
 
     /**
      * {@code -Dlarder.bench.adviseHugePages=true|false}: the cache is told whether to ask for huge
      * pages ({@code LarderBuilder.adviseHugePages}); unset, it takes the builder's default (it
      * asks, as the benchmarks run it with {@code --enable-native-access=ALL-UNNAMED}).
      */
-    static final String ADVISE_HUGE_PAGES = System.getProperty("larder.bench.adviseHugePages");
+    static String adviseHugePages() {
+        return System.getProperty("larder.bench.adviseHugePages");
+    }
 
     /**
      * {@code -Dlarder.bench.callerRuns=true}: maintenance runs on the caller's thread
@@ -96,7 +113,9 @@ final class LarderAdapter implements BenchCache {
      * {@code instructions.sh} counts is then the same run after run (with the default executor,
      * how much of it the executor takes depends on the thread census's timing).
      */
-    static final boolean CALLER_RUNS = Boolean.getBoolean("larder.bench.callerRuns");
+    static boolean callerRuns() {
+        return Boolean.getBoolean("larder.bench.callerRuns");
+    }
 
     @Override
     public byte[] get(String key) {

@@ -4,14 +4,17 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.BrokenBarrierException;
 import java.util.concurrent.CyclicBarrier;
+import java.util.function.Supplier;
 
 /**
  * Caches measured side by side in one JVM: slices of a few hundred milliseconds of the same
@@ -35,7 +38,8 @@ import java.util.concurrent.CyclicBarrier;
  * GetPutBenchmark#insertPoolSize}), {@code --entries}, {@code --value-bytes} (256), {@code
  * --threads} (1), {@code --slice-ms} (500), {@code --rounds} (20, measured), {@code
  * --warmup-rounds} (6, not reported: the JIT's warm-up), {@code --out} (a JSON file of the
- * rounds, for {@code report.py}). The caches run in one order in even
+ * rounds, for {@code report.py}), {@code --cache-props} (system properties for one cache's
+ * build, to compare two Larders that differ in a switch: {@link #cacheProps}). The caches run in one order in even
  * rounds and in the reverse order in odd ones. Prints each round's ns/op per cache (as JMH's
  * AverageTime: the threads' time over their operations) and, per cache after the first, the
  * median of the rounds' ratios to the first with a 90% bootstrap interval. The JVM needs every
@@ -91,8 +95,13 @@ public final class SideBySideProbe {
         String[] insertKeys = op == Op.INSERT ? Keys.keys(entries, GetPutBenchmark.insertPoolSize(entries)) : null;
         List<BenchCache> caches = new ArrayList<>();
         try {
-            for (String name : names) {
-                BenchCache c = Caches.create(name, entries, valueBytes);
+            List<Map<String, String>> props = cacheProps(o.getOrDefault("cache-props", ""), names.size());
+            for (int i = 0; i < names.size(); i++) {
+                String name = names.get(i);
+                if (!props.get(i).isEmpty()) {
+                    System.out.println(labels.get(i) + " is built with " + props.get(i));
+                }
+                BenchCache c = withProperties(props.get(i), () -> Caches.create(name, entries, valueBytes));
                 caches.add(c);
                 Fill.fill(c, name, keys, valueBytes);
             }
@@ -134,6 +143,61 @@ public final class SideBySideProbe {
      * cache against a second instance of itself is the probe's own check, whose ratio should be
      * 1 within its interval.
      */
+    /**
+     * {@code --cache-props}: system properties set only while the cache at a 1-based position of
+     * {@code --caches} is built, {@code 2:larder.bench.partitions=2;2:larder.bench.room=1.5}. A
+     * switch read when a cache is built (the {@code larder.bench.*} switches of {@link
+     * LarderAdapter}, or an experiment's) can then be compared with two Larders in one JVM:
+     * {@code --caches larder,larder --cache-props 2:...}, each round's ratio taken on the
+     * machine's same level.
+     */
+    static List<Map<String, String>> cacheProps(String spec, int caches) {
+        List<Map<String, String>> props = new ArrayList<>();
+        for (int i = 0; i < caches; i++) {
+            props.add(new TreeMap<>());
+        }
+        for (String item : spec.split(";")) {
+            if (item.isBlank()) {
+                continue;
+            }
+            int colon = item.indexOf(':');
+            int equals = item.indexOf('=', colon + 1);
+            if (colon < 1 || equals < colon + 2) {
+                throw new IllegalArgumentException(
+                        "--cache-props items must be position:key=value, e.g. 2:larder.bench.partitions=2: " + item);
+            }
+            int position;
+            try {
+                position = Integer.parseInt(item.substring(0, colon).trim());
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("--cache-props: not a cache position: " + item, e);
+            }
+            if (position < 1 || position > caches) {
+                throw new IllegalArgumentException(
+                        "--cache-props: position " + position + " is not one of the " + caches + " caches: " + item);
+            }
+            props.get(position - 1).put(item.substring(colon + 1, equals).trim(), item.substring(equals + 1));
+        }
+        return props;
+    }
+
+    /** Builds with {@code props} set as system properties, then puts back what they were. */
+    static <T> T withProperties(Map<String, String> props, Supplier<T> build) {
+        Map<String, String> before = new HashMap<>();
+        props.forEach((key, value) -> before.put(key, System.setProperty(key, value)));
+        try {
+            return build.get();
+        } finally {
+            before.forEach((key, value) -> {
+                if (value == null) {
+                    System.clearProperty(key);
+                } else {
+                    System.setProperty(key, value);
+                }
+            });
+        }
+    }
+
     static List<String> labels(List<String> names) {
         List<String> labels = new ArrayList<>();
         for (int i = 0; i < names.size(); i++) {

@@ -1,6 +1,7 @@
 package dev.larder.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import java.util.List;
@@ -20,6 +21,48 @@ class SideBySideProbeTest {
     void aCacheNamedTwiceIsNumbered() {
         assertThat(SideBySideProbe.labels(List.of("larder", "ohc", "larder", "larder")))
                 .containsExactly("larder", "ohc", "larder#2", "larder#3");
+    }
+
+    @Test
+    void cachePropsGoToTheirPositionOnly() {
+        List<Map<String, String>> props =
+                SideBySideProbe.cacheProps("2:larder.bench.partitions=2; 2:larder.bench.room=1.5;3:x=a=b", 3);
+        assertThat(props.get(0)).isEmpty();
+        assertThat(props.get(1))
+                .containsExactly(Map.entry("larder.bench.partitions", "2"), Map.entry("larder.bench.room", "1.5"));
+        assertThat(props.get(2)).containsExactly(Map.entry("x", "a=b"));
+        assertThat(SideBySideProbe.cacheProps("", 2)).containsExactly(Map.of(), Map.of());
+    }
+
+    @Test
+    void cachePropsThatNameNoCacheOrNoKeyAreRefused() {
+        assertThatThrownBy(() -> SideBySideProbe.cacheProps("3:a=b", 2))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("position 3 is not one of the 2 caches");
+        assertThatThrownBy(() -> SideBySideProbe.cacheProps("two:a=b", 2)).hasMessageContaining("not a cache position");
+        assertThatThrownBy(() -> SideBySideProbe.cacheProps("2:=b", 2)).hasMessageContaining("position:key=value");
+        assertThatThrownBy(() -> SideBySideProbe.cacheProps("2:ab", 2)).hasMessageContaining("position:key=value");
+    }
+
+    @Test
+    void propertiesHoldOnlyWhileTheCacheIsBuilt() {
+        String set = "larder.test.sideBySide.set";
+        String kept = "larder.test.sideBySide.kept";
+        System.setProperty(kept, "before");
+        try {
+            String seen = SideBySideProbe.withProperties(
+                    Map.of(set, "1", kept, "during"), () -> System.getProperty(set) + "/" + System.getProperty(kept));
+            assertThat(seen).isEqualTo("1/during");
+            assertThat(System.getProperty(set)).isNull();
+            assertThat(System.getProperty(kept)).isEqualTo("before");
+            assertThatThrownBy(() -> SideBySideProbe.withProperties(Map.of(set, "2"), () -> {
+                        throw new IllegalStateException("build failed");
+                    }))
+                    .hasMessage("build failed");
+            assertThat(System.getProperty(set)).isNull();
+        } finally {
+            System.clearProperty(kept);
+        }
     }
 
     @Test
