@@ -41,14 +41,17 @@ final class LarderAdapter implements BenchCache {
         if (!bytesOnly()) {
             builder.maximumEntries(entries); // the same entry bound as the on-heap caches get
         }
-        if (partitions() > 0) {
-            builder.partitions(partitions());
+        int partitions = partitions();
+        if (partitions > 0) {
+            builder.partitions(partitions);
         }
-        if (concurrencyLevel() > 0) {
-            builder.concurrencyLevel(concurrencyLevel());
+        int concurrencyLevel = concurrencyLevel();
+        if (concurrencyLevel > 0) {
+            builder.concurrencyLevel(concurrencyLevel);
         }
-        if (expireAfterWriteSeconds() > 0) {
-            builder.expireAfterWrite(Duration.ofSeconds(expireAfterWriteSeconds()));
+        long expireAfterWriteSeconds = expireAfterWriteSeconds();
+        if (expireAfterWriteSeconds > 0) {
+            builder.expireAfterWrite(Duration.ofSeconds(expireAfterWriteSeconds));
         }
         if (callerRuns) {
             builder.executor(Runnable::run);
