@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Where a cache's calls wait, per machine instruction: dev.larder.bench.InstructionProbe (fill,
+# warm-up, CALLS calls) under `perf record -e cpu-clock`, with the JVM printing the machine code of
+# METHODS; stalls.py then puts each instruction's share of the caller thread's samples in front of
+# it. instructions.sh counts what a call does; this shows what it waits for (a dependent load that
+# misses, a locked instruction that drains the stores before it), which a count cannot.
+#
+#   larder-bench/stalls.sh                          # Larder's GET at 10K: the index probe and the lookup
+#   OPS=insert SIZES=100000 METHODS='dev.larder.internal.NativeCache::*' larder-bench/stalls.sh
+#
+# The samples cover the whole run, fill and warm-up included: a large CALLS (the default takes
+# ~10 s at 10K) makes the measured calls most of them. Other threads are left out (an executor
+# that evicts shows as its own thread in perf report -i $KEEP/perf.data --sort comm,sym).
+# Needs perf (linux-perf) allowed to sample (perf_event_paranoid <= 1, or root) and capstone
+# (pip install capstone); a virtual machine without hardware counters still has cpu-clock. A
+# timer's sample lands on the instruction after the one that waited, hence the context shown.
+set -euo pipefail
+
+: "${CACHE:=larder}"
+: "${OPS:=get}"                   # get, overwrite, insert
+: "${SIZES:=10000}"
+: "${VALUE_BYTES:=256}"
+: "${WARMUP:=2000000}"
+: "${CALLS:=40000000}"
+: "${METHODS:=dev.larder.internal.index.IndexShard::probe dev.larder.internal.NativeCache::lookupOptimistically}"
+: "${MIN_SHARE:=0.005}"           # show instructions with at least this share of the samples
+: "${CONTEXT:=4}"                 # and this many instructions before each
+: "${TOP:=12}"                    # symbols listed by their share of the caller's samples
+: "${JAR:=larder-bench/target/benchmarks.jar}"
+: "${FLAGS:=}"                    # extra JVM flags (a -D switch to compare)
+: "${KEEP:=}"                     # a directory to keep the runs in
+
+cd "$(dirname "$0")/.."
+command -v perf >/dev/null || { echo "stalls.sh: perf is not installed" >&2; exit 2; }
+[[ -f "$JAR" ]] || { echo "stalls.sh: no $JAR; build it: ./mvnw -q -pl larder-bench -am -DskipTests package" >&2; exit 2; }
+JAR=$(realpath "$JAR")
+source larder-bench/java.sh # JAVA: the JDK 25 the Maven wrapper finds
+WORK=${KEEP:-$(mktemp -d)}
+mkdir -p "$WORK"
+[[ -n "$KEEP" ]] || trap 'rm -rf "$WORK"' EXIT
+
+PRINT=(-XX:CompileCommand=quiet)
+for m in $METHODS; do PRINT+=("-XX:CompileCommand=print,$m"); done
+
+for op in $OPS; do for size in $SIZES; do
+  run="$WORK/$CACHE-$op-$size"
+  rm -rf "$run"; mkdir -p "$run"
+  # shellcheck disable=SC2046,SC2086 # the cache's flags and FLAGS are word lists
+  perf record -q -e cpu-clock -F 20000 -o "$run/perf.data" -- \
+    "$JAVA" -Xms2g -Xmx2g -XX:+AlwaysPreTouch -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit \
+    $("$JAVA" -cp "$JAR" dev.larder.bench.Peer "$CACHE") $FLAGS "${PRINT[@]}" \
+    -cp "$JAR" dev.larder.bench.InstructionProbe --cache "$CACHE" --op "$op" --entries "$size" \
+    --value-bytes "$VALUE_BYTES" --warmup "$WARMUP" --calls "$CALLS" > "$run/out.txt" 2> "$run/perf.log" \
+    || { tail -n 20 "$run/perf.log" >&2; echo "stalls.sh: the run failed ($run)" >&2; exit 1; }
+  perf script -i "$run/perf.data" -F comm,ip 2>/dev/null > "$run/samples.txt"
+  echo "$CACHE $op N=$size ${VALUE_BYTES}-byte values ${FLAGS:+($FLAGS) }"
+  echo "where the caller's samples fall, by symbol (the JIT's names from its perf map):"
+  perf report -i "$run/perf.data" --comm java --sort sym --stdio 2>/dev/null | grep -v '^#' | grep -v '^$' | head -n "$TOP" || true
+  python3 larder-bench/stalls.py "$run" "$MIN_SHARE" "$CONTEXT"
+done; done
