@@ -7,6 +7,7 @@
 #
 #   larder-bench/stalls.sh                          # Larder's GET at 10K: the index probe and the lookup
 #   OPS=insert SIZES=100000 METHODS='dev.larder.internal.NativeCache::*' larder-bench/stalls.sh
+#   BENCH='GetPutBenchmark.get$' THREADS=2 larder-bench/stalls.sh   # a JMH fork instead, its workers
 #
 # The samples cover the whole run, fill and warm-up included: a large CALLS (the default takes
 # ~10 s at 10K) makes the measured calls most of them. Other threads are left out (an executor
@@ -29,6 +30,9 @@ set -euo pipefail
 : "${JAR:=larder-bench/target/benchmarks.jar}"
 : "${FLAGS:=}"                    # extra JVM flags (a -D switch to compare)
 : "${KEEP:=}"                     # a directory to keep the runs in
+: "${BENCH:=}"                    # a JMH benchmark regex: one fork of it instead of the probe
+: "${THREADS:=1}"                 # JMH's threads (with BENCH)
+: "${FORK_OPTS:=-wi 3 -w 1s -i 5 -r 2s}"  # JMH's warm-up and measurement (with BENCH)
 
 cd "$(dirname "$0")/.."
 command -v perf >/dev/null || { echo "stalls.sh: perf is not installed" >&2; exit 2; }
@@ -42,19 +46,31 @@ mkdir -p "$WORK"
 PRINT=(-XX:CompileCommand=quiet)
 for m in $METHODS; do PRINT+=("-XX:CompileCommand=print,$m"); done
 
+# The probe's main thread is "java" to perf; JMH's workers are dev.larder.bench...-jmh-worker-N,
+# cut to 15 characters.
+CALLER=java
+[[ -n "$BENCH" ]] && CALLER=dev.larder.benc
 for op in $OPS; do for size in $SIZES; do
-  run="$WORK/$CACHE-$op-$size"
+  if [[ -n "$BENCH" ]]; then
+    run="$WORK/$CACHE-${BENCH//[^A-Za-z0-9]/}-$size-t$THREADS"
+    # shellcheck disable=SC2206 # FORK_OPTS is a word list
+    what=("$JAVA" -jar "$JAR" "$BENCH" -p cache="$CACHE" -p size="$size" -p valueSize="$VALUE_BYTES" -f 1 $FORK_OPTS
+      -t "$THREADS" -bm avgt -jvmArgsAppend "-XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit $FLAGS ${PRINT[*]}")
+  else
+    run="$WORK/$CACHE-$op-$size"
+    # shellcheck disable=SC2046,SC2086 # the cache's flags and FLAGS are word lists
+    what=("$JAVA" -Xms2g -Xmx2g -XX:+AlwaysPreTouch -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit
+      $("$JAVA" -cp "$JAR" dev.larder.bench.Peer "$CACHE") $FLAGS "${PRINT[@]}"
+      -cp "$JAR" dev.larder.bench.InstructionProbe --cache "$CACHE" --op "$op" --entries "$size"
+      --value-bytes "$VALUE_BYTES" --warmup "$WARMUP" --calls "$CALLS")
+  fi
   rm -rf "$run"; mkdir -p "$run"
-  # shellcheck disable=SC2046,SC2086 # the cache's flags and FLAGS are word lists
-  perf record -q -e cpu-clock -F 20000 -o "$run/perf.data" -- \
-    "$JAVA" -Xms2g -Xmx2g -XX:+AlwaysPreTouch -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit \
-    $("$JAVA" -cp "$JAR" dev.larder.bench.Peer "$CACHE") $FLAGS "${PRINT[@]}" \
-    -cp "$JAR" dev.larder.bench.InstructionProbe --cache "$CACHE" --op "$op" --entries "$size" \
-    --value-bytes "$VALUE_BYTES" --warmup "$WARMUP" --calls "$CALLS" > "$run/out.txt" 2> "$run/perf.log" \
+  perf record -q -e cpu-clock -F 20000 -o "$run/perf.data" -- "${what[@]}" > "$run/out.txt" 2> "$run/perf.log" \
     || { tail -n 20 "$run/perf.log" >&2; echo "stalls.sh: the run failed ($run)" >&2; exit 1; }
   perf script -i "$run/perf.data" -F comm,ip 2>/dev/null > "$run/samples.txt"
-  echo "$CACHE $op N=$size ${VALUE_BYTES}-byte values ${FLAGS:+($FLAGS) }"
+  echo "$CACHE ${BENCH:-$op} N=$size ${VALUE_BYTES}-byte values${BENCH:+, $THREADS thread(s)} ${FLAGS:+($FLAGS) }"
+  [[ -n "$BENCH" ]] && grep -E "^$BENCH|^GetPut|^Benchmark|ns/op" "$run/out.txt" | tail -n 2 || true
   echo "where the caller's samples fall, by symbol (the JIT's names from its perf map):"
-  perf report -i "$run/perf.data" --comm java --sort sym --stdio 2>/dev/null | grep -v '^#' | grep -v '^$' | head -n "$TOP" || true
-  python3 larder-bench/stalls.py "$run" "$MIN_SHARE" "$CONTEXT"
+  perf report -i "$run/perf.data" --comm "$CALLER" --sort sym --stdio 2>/dev/null | grep -v '^#' | grep -v '^$' | head -n "$TOP" || true
+  python3 larder-bench/stalls.py "$run" "$MIN_SHARE" "$CONTEXT" "$CALLER"
 done; done
