@@ -28,13 +28,8 @@ set -euo pipefail
 : "${KEEP:=}"                     # a directory to keep the callgrind files in
 
 cd "$(dirname "$0")/.."
-command -v valgrind >/dev/null || { echo "instructions.sh: valgrind is not installed" >&2; exit 2; }
-[[ -f "$JAR" ]] || { echo "instructions.sh: no $JAR; build it: ./mvnw -q -pl larder-bench -am -DskipTests package" >&2; exit 2; }
-JAR=$(realpath "$JAR")
-source larder-bench/java.sh # JAVA: the JDK 25 the Maven wrapper finds
-WORK=${KEEP:-$(mktemp -d)}
-mkdir -p "$WORK"
-[[ -n "$KEEP" ]] || trap 'rm -rf "$WORK"' EXIT
+source larder-bench/probe-setup.sh
+probe_setup instructions.sh valgrind # JAR made absolute; JAVA; WORK (KEEP, or a temporary directory)
 
 # One run under callgrind, its files in $1: per-thread counts, cut at the marks, and the JIT's perf map.
 count() {

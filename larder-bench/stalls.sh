@@ -35,13 +35,8 @@ set -euo pipefail
 : "${FORK_OPTS:=-wi 3 -w 1s -i 5 -r 2s}"  # JMH's warm-up and measurement (with BENCH)
 
 cd "$(dirname "$0")/.."
-command -v perf >/dev/null || { echo "stalls.sh: perf is not installed" >&2; exit 2; }
-[[ -f "$JAR" ]] || { echo "stalls.sh: no $JAR; build it: ./mvnw -q -pl larder-bench -am -DskipTests package" >&2; exit 2; }
-JAR=$(realpath "$JAR")
-source larder-bench/java.sh # JAVA: the JDK 25 the Maven wrapper finds
-WORK=${KEEP:-$(mktemp -d)}
-mkdir -p "$WORK"
-[[ -n "$KEEP" ]] || trap 'rm -rf "$WORK"' EXIT
+source larder-bench/probe-setup.sh
+probe_setup stalls.sh perf # JAR made absolute; JAVA; WORK (KEEP, or a temporary directory)
 
 PRINT=(-XX:CompileCommand=quiet)
 for m in $METHODS; do PRINT+=("-XX:CompileCommand=print,$m"); done
