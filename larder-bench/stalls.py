@@ -21,6 +21,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import annotate  # noqa: E402 (beside this script)
 
+
 def caller_samples(path, caller):
     """Samples by address of the caller's threads, and their total."""
     counts = collections.Counter()

@@ -38,6 +38,7 @@ cd "$(dirname "$0")/.."
 source larder-bench/probe-setup.sh
 probe_setup stalls.sh perf # JAR made absolute; JAVA; WORK (KEEP, or a temporary directory)
 
+PEER=$("$JAVA" -cp "$JAR" dev.larder.bench.Peer "$CACHE") # the cache's own JVM flags
 PRINT=(-XX:CompileCommand=quiet)
 for m in $METHODS; do PRINT+=("-XX:CompileCommand=print,$m"); done
 
@@ -50,12 +51,12 @@ for op in $OPS; do for size in $SIZES; do
     run="$WORK/$CACHE-${BENCH//[^A-Za-z0-9]/}-$size-t$THREADS"
     # shellcheck disable=SC2206 # FORK_OPTS is a word list
     what=("$JAVA" -jar "$JAR" "$BENCH" -p cache="$CACHE" -p size="$size" -p valueSize="$VALUE_BYTES" -f 1 $FORK_OPTS
-      -t "$THREADS" -bm avgt -jvmArgsAppend "-XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit $FLAGS ${PRINT[*]}")
+      -t "$THREADS" -bm avgt -jvmArgsAppend "$PEER -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit $FLAGS ${PRINT[*]}")
   else
     run="$WORK/$CACHE-$op-$size"
-    # shellcheck disable=SC2046,SC2086 # the cache's flags and FLAGS are word lists
+    # shellcheck disable=SC2086 # the cache's flags and FLAGS are word lists
     what=("$JAVA" -Xms2g -Xmx2g -XX:+AlwaysPreTouch -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit
-      $("$JAVA" -cp "$JAR" dev.larder.bench.Peer "$CACHE") $FLAGS "${PRINT[@]}"
+      $PEER $FLAGS "${PRINT[@]}"
       -cp "$JAR" dev.larder.bench.InstructionProbe --cache "$CACHE" --op "$op" --entries "$size"
       --value-bytes "$VALUE_BYTES" --warmup "$WARMUP" --calls "$CALLS")
   fi
@@ -64,7 +65,7 @@ for op in $OPS; do for size in $SIZES; do
     || { tail -n 20 "$run/perf.log" >&2; echo "stalls.sh: the run failed ($run)" >&2; exit 1; }
   perf script -i "$run/perf.data" -F comm,ip 2>/dev/null > "$run/samples.txt"
   echo "$CACHE ${BENCH:-$op} N=$size ${VALUE_BYTES}-byte values${BENCH:+, $THREADS thread(s)} ${FLAGS:+($FLAGS) }"
-  [[ -n "$BENCH" ]] && grep -E "^$BENCH|^GetPut|^Benchmark|ns/op" "$run/out.txt" | tail -n 2 || true
+  [[ -n "$BENCH" ]] && grep -A1 '^Benchmark ' "$run/out.txt" || true # JMH's result
   echo "where the caller's samples fall, by symbol (the JIT's names from its perf map):"
   perf report -i "$run/perf.data" --comm "$CALLER" --sort sym --stdio 2>/dev/null | grep -v '^#' | grep -v '^$' | head -n "$TOP" || true
   python3 larder-bench/stalls.py "$run" "$MIN_SHARE" "$CONTEXT" "$CALLER"
