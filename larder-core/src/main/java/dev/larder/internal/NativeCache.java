@@ -1783,7 +1783,8 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                 long n = entries.get();
                 if (n > maximumEntries
                         || (idleSince != 0
-                                && n > lingerBase // a writer inserts: a quiet cache is not evicted ahead
+                                && n > lingerBase // a writer inserts: a quiet cache is not evicted ahead (nor after
+                                // a cleanUp: see Pass.AHEAD)
                                 && n > maximumEntries - evictor.aheadMargin()
                                 && mayEvictAhead())) {
                     if (!underMaintenanceLock(false, n > maximumEntries ? Pass.HANDED_OFF : Pass.AHEAD)) {
@@ -1839,6 +1840,11 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
      */
     private boolean mayEvictAhead() {
         return lender == null || !lender.mayLend();
+    }
+
+    /** The executor's pass ahead of the bound, as a lingering task runs it (for tests). */
+    void evictAheadOfTheBound() {
+        underMaintenanceLock(false, Pass.AHEAD);
     }
 
     /** Whether other tasks wait for the threads of the executor (known only of a fork-join pool). */
@@ -1914,7 +1920,15 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                     evictor.routine(freePages);
                 }
                 case PAST_BOUND -> evictor.evictPastTheBound();
-                case HANDED_OFF, AHEAD -> evictor.evictHandedOff(pass == Pass.AHEAD);
+                case HANDED_OFF -> evictor.evictHandedOff(false);
+                case AHEAD -> {
+                    // Only if writers inserted since the last cleanUp: a task that judged the
+                    // count before it (its thread descheduled in between) would evict a quiet
+                    // cache below its bound after the fact (CI caught that, session 63).
+                    if (entries.get() > entriesAtCleanUp) {
+                        evictor.evictHandedOff(true);
+                    }
+                }
             }
             long end = System.nanoTime();
             if (batch) {
@@ -2208,11 +2222,19 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             drainAccesses();
             evictor.cleanUp();
             removed = evictor.takeRemovals();
+            evictor.countRemovals();
+            entriesAtCleanUp = entries.get();
         } finally {
             endMaintenancePass();
         }
         deliver(removed);
     }
+
+    /**
+     * The entry count when {@link #cleanUp} last ended (under the maintenance lock, where it is
+     * read too): the executor evicts ahead of the bound only past it (see {@link #maintain}).
+     */
+    private long entriesAtCleanUp = -1;
 
     void retireTable(NativeMemory.Block table) {
         synchronized (retiredTables) {

@@ -105,6 +105,38 @@ class EntrySlackTest {
     }
 
     /**
+     * The executor's pass ahead of the bound evicts only if writers inserted since the last
+     * cleanUp: a lingering task that judged the count before the cleanUp, and ran its pass after
+     * it (its thread descheduled in between), evicted a quiet partition below its bound (CI,
+     * session 63). Here the pass runs on the test's thread at those two moments.
+     */
+    @Test
+    void aPassAheadOfTheBoundAfterACleanUpEvictsOnlyOnceWritersInsertAgain() {
+        int max = 10_000;
+        int margin = Evictor.entryBatch(max) / 2;
+        try (LarderCache<Long, byte[]> cache = cache(max, Runnable::run)) {
+            long n = max - margin + 2; // within the margin, below the bound
+            for (long k = 0; k < n; k++) {
+                cache.put(k, VALUE);
+            }
+            NativeCache<?, ?> nc = (NativeCache<?, ?>) cache;
+            cache.cleanUp();
+            nc.evictAheadOfTheBound();
+            assertThat(cache.stats().evictionCount())
+                    .as("nothing inserted since the cleanUp")
+                    .isZero();
+            assertThat(cache.size()).isEqualTo(n);
+
+            cache.put(n, VALUE);
+            nc.evictAheadOfTheBound();
+            assertThat(cache.stats().evictionCount())
+                    .as("an insert since the cleanUp: the pass evicts ahead, down a batch below the bound")
+                    .isEqualTo(n + 1 - (max - Evictor.entryBatch(max)));
+            assertThat(cache.size()).isEqualTo(max - Evictor.entryBatch(max));
+        }
+    }
+
+    /**
      * An executor that costs each caller handing it a task more than the batches the task then
      * runs (a 20 ms stall here, where a wake that put the woken thread on the writer's core cost
      * ~75 µs against a batch's few) is not woken for the batches: the writer evicts most of them
