@@ -413,9 +413,12 @@ final class Evictor {
         reclaim();
     }
 
-    /** Inserts that went past maximumEntries into the slack (see {@link #entrySlack}) are evicted. */
+    /**
+     * Inserts that went past maximumEntries into the slack (see {@link #entrySlack}) are evicted,
+     * unless the partition can borrow the slots instead ({@code NativeCache.borrowedRoom}).
+     */
     void evictPastTheBound() {
-        if (entries() > cache.maximumEntries) {
+        if (entries() > cache.maximumEntries && !cache.borrowedRoom()) {
             makeRoom(Goal.ENTRY, 0);
         }
     }
@@ -434,7 +437,7 @@ final class Evictor {
      * (docs/speed-work.md, forty-fourth session).
      */
     void evictHandedOff(boolean ahead) {
-        if (entries() > cache.maximumEntries - (ahead ? aheadMargin() : 0)) {
+        if (entries() > cache.maximumEntries - (ahead ? aheadMargin() : 0) && (ahead || !cache.borrowedRoom())) {
             makeRoom(Goal.ENTRY, 0);
         }
         if (hasRetired()) {

@@ -1536,6 +1536,16 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         return true;
     }
 
+    /**
+     * Whether this partition, past its entry bound, borrowed slots enough to be within it: asked
+     * by every pass that evicts for the bound (a routine pass, the executor's batch), not only by
+     * the writer that went past it, since such a pass may run between that writer's insert and its
+     * borrow. A partition borrows before it evicts, whichever thread evicts.
+     */
+    boolean borrowedRoom() {
+        return lender != null && borrowed(false);
+    }
+
     /** The lender this partition borrows entry slots through, or null for a cache of its own. */
     EntryLender lender() {
         return lender;

@@ -225,6 +225,34 @@ class PartitionedCacheTest {
     }
 
     /**
+     * A pass that evicts for the bound borrows first, whichever thread runs it: one may find a
+     * partition past its bound between a writer's insert and that writer's borrow. Here a
+     * partition is put past its bound by moving its slots to the other, and cleanUp's routine
+     * pass borrows them back instead of evicting.
+     */
+    @Test
+    void aRoutinePassPastThePartitionsBoundBorrowsBeforeItEvicts() {
+        long bound = 20_000;
+        PartitionedCache<String, byte[]> cache = partitioned(cache(2, bound));
+        for (int i = 0; i < bound / 2; i++) {
+            cache.put("key-" + i, VALUE);
+        }
+        NativeCache<String, byte[]> first = cache.partitionAt(0);
+        NativeCache<String, byte[]> second = cache.partitionAt(1);
+        long over = 10;
+        long moved = second.maximumEntries - second.size() + over;
+        second.moveEntryBound(-moved);
+        first.moveEntryBound(moved);
+        assertThat(second.size()).isEqualTo(second.maximumEntries + over);
+
+        cache.cleanUp();
+        assertThat(cache.stats().evictionCount()).as("borrowed, not evicted").isZero();
+        assertThat(cache.size()).isEqualTo(bound / 2);
+        assertThat(second.size()).isLessThanOrEqualTo(second.maximumEntries);
+        assertThat(boundsTotal(cache)).isEqualTo(bound);
+    }
+
+    /**
      * In a full cache (every partition evicting, each keeping two eviction batches free) a
      * removal reopens lending only once its partition has a slot to lend: a removal that leaves
      * none costs one look at its own partition, not a synchronized look at all of them on the
