@@ -1786,18 +1786,23 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         try {
             long idleSince = 0;
             long lingerBase = 0; // the count when the task began to wait for the next batch
+            int baseCleanUps = 0; // cleanUps when the task took lingerBase
             while (batches < BATCHES_PER_TASK && !closed && handOffTrials.handOff()) {
                 if (lingering && pagesWanted) {
                     runMaintenance(false); // a writer asked for pages meanwhile, and left it to this task
                 }
+                int c = cleanUps; // before the count: a cleanUp after this is caught under the lock
                 long n = entries.get();
+                if (idleSince != 0 && c != baseCleanUps) {
+                    lingerBase = n; // a cleanUp came: what was inserted before it is not a writer inserting now
+                    baseCleanUps = c;
+                }
                 if (n > maximumEntries
                         || (idleSince != 0
-                                && n > lingerBase // a writer inserts: a quiet cache is not evicted ahead (nor after
-                                // a cleanUp: see Pass.AHEAD)
+                                && n > lingerBase // a writer inserts: a quiet cache is not evicted ahead
                                 && n > maximumEntries - evictor.aheadMargin()
                                 && mayEvictAhead())) {
-                    if (!underMaintenanceLock(false, n > maximumEntries ? Pass.HANDED_OFF : Pass.AHEAD)) {
+                    if (!underMaintenanceLock(false, n > maximumEntries ? Pass.HANDED_OFF : Pass.AHEAD, baseCleanUps)) {
                         break;
                     }
                     batches++;
@@ -1817,6 +1822,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                 if (idleSince == 0) {
                     idleSince = now;
                     lingerBase = n;
+                    baseCleanUps = c;
                 } else if (now - idleSince > HandOffCosts.LINGER_NANOS) {
                     break;
                 }
@@ -1852,9 +1858,17 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         return lender == null || !lender.mayLend();
     }
 
-    /** The executor's pass ahead of the bound, as a lingering task runs it (for tests). */
-    void evictAheadOfTheBound() {
-        underMaintenanceLock(false, Pass.AHEAD);
+    /**
+     * The executor's pass ahead of the bound, as a lingering task runs it after a look at the
+     * count taken when {@link #cleanUps} was {@code cleanUpsSeen} (for tests).
+     */
+    void evictAheadOfTheBound(int cleanUpsSeen) {
+        underMaintenanceLock(false, Pass.AHEAD, cleanUpsSeen);
+    }
+
+    /** How many times {@link #cleanUp} has run (for tests). */
+    int cleanUps() {
+        return cleanUps;
     }
 
     /** Whether other tasks wait for the threads of the executor (known only of a fork-join pool). */
@@ -1897,13 +1911,19 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         underMaintenanceLock(wait, Pass.ROUTINE);
     }
 
+    private boolean underMaintenanceLock(boolean wait, Pass pass) {
+        return underMaintenanceLock(wait, pass, cleanUps);
+    }
+
     /**
      * Under the maintenance lock (if {@code wait} is false, only if it is free): drains the
      * access buffers, then runs the evictor's whole routine, or only evicts what is past the entry
      * bound; delivers the removals after the lock is released. Returns whether the pass ran
-     * (not if the lock was held and {@code wait} false, or the cache is closed).
+     * (not if the lock was held and {@code wait} false, or the cache is closed). A pass {@link
+     * Pass#AHEAD} evicts only if no {@link #cleanUp} has run since {@code cleanUpsSeen}, when the
+     * look that decided on it was taken.
      */
-    private boolean underMaintenanceLock(boolean wait, Pass pass) {
+    private boolean underMaintenanceLock(boolean wait, Pass pass, int cleanUpsSeen) {
         if (closed) {
             return false;
         }
@@ -1932,10 +1952,10 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
                 case PAST_BOUND -> evictor.evictPastTheBound();
                 case HANDED_OFF -> evictor.evictHandedOff(false);
                 case AHEAD -> {
-                    // Only if writers inserted since the last cleanUp: a task that judged the
-                    // count before it (its thread descheduled in between) would evict a quiet
-                    // cache below its bound after the fact (CI caught that, session 63).
-                    if (entries.get() > entriesAtCleanUp) {
+                    // Not if a cleanUp came after the look: a task that judged the count before
+                    // it (its thread descheduled in between) evicted a quiet cache below its
+                    // bound after the fact (CI caught that, session 63).
+                    if (cleanUps == cleanUpsSeen) {
                         evictor.evictHandedOff(true);
                     }
                 }
@@ -2232,8 +2252,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
             drainAccesses();
             evictor.cleanUp();
             removed = evictor.takeRemovals();
-            evictor.countRemovals();
-            entriesAtCleanUp = entries.get();
+            cleanUps++;
         } finally {
             endMaintenancePass();
         }
@@ -2241,10 +2260,11 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
     }
 
     /**
-     * The entry count when {@link #cleanUp} last ended (under the maintenance lock, where it is
-     * read too): the executor evicts ahead of the bound only past it (see {@link #maintain}).
+     * How many times {@link #cleanUp} has run, counted under the maintenance lock: the executor's
+     * lingering task evicts ahead of the bound only on a look at the count taken since the last
+     * one (see {@link #maintain}).
      */
-    private long entriesAtCleanUp = -1;
+    private volatile int cleanUps;
 
     void retireTable(NativeMemory.Block table) {
         synchronized (retiredTables) {
