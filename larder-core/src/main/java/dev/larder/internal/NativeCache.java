@@ -1911,6 +1911,7 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         underMaintenanceLock(wait, Pass.ROUTINE);
     }
 
+    /** {@link #underMaintenanceLock(boolean, Pass, int)} on a look taken now. */
     private boolean underMaintenanceLock(boolean wait, Pass pass) {
         return underMaintenanceLock(wait, pass, cleanUps);
     }
@@ -2249,10 +2250,10 @@ public final class NativeCache<K, V> implements LoadingLarderCache<K, V> {
         maintenanceLock.lock();
         try {
             checkOpen();
+            cleanUps++; // first: a cleanUp that fails halfway has still run since a task's look
             drainAccesses();
             evictor.cleanUp();
             removed = evictor.takeRemovals();
-            cleanUps++;
         } finally {
             endMaintenancePass();
         }
